@@ -1,0 +1,3 @@
+from phonkit.cli import main
+
+main()

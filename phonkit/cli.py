@@ -1,0 +1,219 @@
+"""The ``phonkit`` command line: thin Typer commands over the library."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import click
+import typer
+
+from phonkit.errors import InputError
+
+app = typer.Typer(
+    help="Learn underlying forms of morphemes and predict the surface forms of paradigms "
+    "(differentiable generative phonology). Data on stdout, everything else on stderr.",
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+
+RunDir = Annotated[Path, typer.Option("--model", "-m", help="A run directory made by phonkit train.")]
+DataDir = Annotated[
+    Optional[Path],
+    typer.Option("--data-dir", help="Data root (else $PHONKIT_DATA, else the user data dir)."),
+]
+
+
+def _options(pairs: list[str]) -> dict[str, str]:
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InputError(f"--corpus-option expects KEY=VALUE, not {pair!r}")
+        options[key.strip()] = value
+    return options
+
+
+@app.command()
+def train(
+    corpus: Annotated[str, typer.Option(help="Corpus reader (see phonkit corpora).")] = "sample",
+    lang: Annotated[Optional[str], typer.Option(help="ISO 639-3 language code.")] = None,
+    variant: Annotated[str, typer.Option(help="Model variant: pi, pd, joint, or a plugin's.")] = "pi",
+    epochs: Annotated[int, typer.Option(help="Maximum number of epochs.")] = 30,
+    out: Annotated[Optional[Path], typer.Option(help="Run directory [default: runs/CORPUS-LANG-VARIANT].")] = None,
+    data_dir: DataDir = None,
+    path: Annotated[Optional[str], typer.Option(help="File or dataset for the tsv and hf corpora.")] = None,
+    columns: Annotated[Optional[str], typer.Option(help="Column spec, e.g. lemma,features,form,count.")] = None,
+    corpus_option: Annotated[list[str], typer.Option("--corpus-option", "-O", help="KEY=VALUE for the corpus reader.")] = [],  # noqa: B006
+    transcriber: Annotated[str, typer.Option(help="G2P transcriber for surface symbols.")] = "none",
+    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
+    seed: Annotated[int, typer.Option(help="Seed of the split, initialisation and batches.")] = 1,
+    dim: Annotated[int, typer.Option(help="Size d of underlying forms and the LSTM.")] = 200,
+    dropout: Annotated[float, typer.Option(help="Dropout on all embeddings.")] = 0.2,
+    sigma: Annotated[float, typer.Option(help="Std of the training noise on underlying forms.")] = 0.1,
+    init_scale: Annotated[float, typer.Option(help="Std of the initial morpheme vectors.")] = 1.0,
+    prior_weight: Annotated[float, typer.Option(help="Weight of the N(0, I) prior on morphemes.")] = 1.0,
+    batch_size: Annotated[int, typer.Option(help="Forms per batch.")] = 64,
+    lr: Annotated[float, typer.Option(help="Adam learning rate.")] = 1e-3,
+    patience: Annotated[int, typer.Option(help="Epochs without dev improvement before halving lr.")] = 0,
+    force: Annotated[bool, typer.Option(help="Replace an existing run directory.")] = False,
+    resume: Annotated[bool, typer.Option(help="Go on training the unfinished run in --out.")] = False,
+) -> None:
+    """Train a model and write a run directory; prints dev/test metrics on stderr.
+
+    With no arguments: the position-independent model on the bundled Turkish sample."""
+    from phonkit.corpora import CorpusRequest
+    from phonkit.phonology import ModelConfig
+    from phonkit.progress import metrics_table, say
+    from phonkit.rundir import Run
+    from phonkit.training import TrainConfig
+    from phonkit.workflow import TrainRequest, start_run, train_run
+
+    if resume:
+        if out is None:
+            raise InputError("--resume needs --out DIR, the run to go on with")
+        run = Run.open(out, finished=False)
+        if run.finished:
+            raise InputError(f"{out}: the run is already finished")
+        metrics = train_run(run, device if device != "auto" else None)
+    else:
+        lang = lang or ("tur" if corpus == "sample" else None)
+        job = TrainRequest(
+            corpus=corpus,
+            request=CorpusRequest(lang, data_dir, path, columns, _options(corpus_option)),
+            transcriber=transcriber,
+            variant=variant,
+            model=ModelConfig(dim=dim, dropout=dropout, sigma=sigma, init_scale=init_scale),
+            training=TrainConfig(epochs=epochs, batch_size=batch_size, lr=lr, patience=patience,
+                                 prior_weight=prior_weight, seed=seed),  # fmt: skip
+            device=device,
+        )
+        out = out or Path("runs") / f"{corpus}-{lang or Path(path or 'data').stem}-{variant}"
+        run = start_run(job, out, force)
+        metrics = train_run(run)
+    metrics_table(f"{run.path}", metrics)
+    say(f"run directory: {run.path}")
+
+
+@app.command()
+def predict(
+    model: RunDir,
+    file: Annotated[Optional[Path], typer.Argument(help="Predict TSV (default: stdin).")] = None,
+    all_rows: Annotated[bool, typer.Option("--all", help="Predict every row, not only gaps.")] = False,
+    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "cpu",
+) -> None:
+    """Fill paradigm gaps: reads lemma<TAB>features[<TAB>form|--], writes TSV to stdout."""
+    from phonkit.prediction import check_known, fill, read_cells
+    from phonkit.rundir import Run
+    from phonkit.training import choose_device
+    from phonkit.tsv import format_rows, open_bytes, stdin_bytes
+
+    run = Run.open(model)
+    name = str(file) if file else "<stdin>"
+    stream = open_bytes(file) if file else stdin_bytes("predict TSV")
+    with stream:
+        cells = read_cells(stream, name)
+    check_known(cells, run, name)
+    rows = fill(run, cells, all_rows, choose_device(device))
+    sys.stdout.write(format_rows(rows))
+    sys.stdout.flush()
+
+
+@app.command()
+def evaluate(
+    model: RunDir,
+    file: Annotated[Optional[Path], typer.Argument(help="TSV lemma<TAB>features<TAB>gold form (default: the run's test split).")] = None,
+    predictions: Annotated[Optional[Path], typer.Option(help="Also write per-cell predictions here.")] = None,
+    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "cpu",
+) -> None:
+    """Score a run on its test split or on a TSV with gold forms; metric<TAB>value on stdout."""
+    from phonkit.encoding import Example
+    from phonkit.evaluation import evaluate as score
+    from phonkit.prediction import check_known, read_cells
+    from phonkit.progress import metrics_table
+    from phonkit.rundir import Run
+    from phonkit.training import choose_device
+    from phonkit.tsv import format_rows, open_bytes, write_atomic
+
+    run = Run.open(model)
+    if file is None:
+        examples = run.examples("test")
+        label = "test"
+    else:
+        with open_bytes(file) as stream:
+            cells = read_cells(stream, str(file))
+        gaps = [cell for cell in cells if cell.gap]
+        if gaps:
+            raise InputError("no gold form to score against", f"{file}:{gaps[0].line}")
+        check_known(cells, run, str(file))
+        surfaces = run.transcriber().transcribe(run.config["lang"] or "", [c.entry.form for c in cells])
+        examples = [Example(cell.entry, surface) for cell, surface in zip(cells, surfaces)]
+        label = str(file)
+    result = score(run.load_model(choose_device(device)), examples, run.vocabularies(), run.config["max_length"])
+    if predictions:
+        write_atomic(predictions, format_rows(result.rows(run.transcriber().joiner)))
+    metrics_table(f"{run.path} on {label} ({len(examples):,} forms)", {label: result.scores})
+    sys.stdout.write(format_rows([("metric", "value")] + [(k, f"{v:.6g}") for k, v in result.scores.items()]))
+
+
+@app.command()
+def plugins(
+    hook: Annotated[Optional[str], typer.Option(help="Only plugins implementing this hook.")] = None,
+) -> None:
+    """Loaded plugins: name<TAB>version<TAB>hooks."""
+    from phonkit.plugins import plugin_infos
+    from phonkit.tsv import format_rows
+
+    rows = [(p.name, p.version, ",".join(p.hooks)) for p in plugin_infos() if not hook or hook in p.hooks]
+    sys.stdout.write(format_rows([("name", "version", "hooks"), *rows]))
+
+
+@app.command()
+def corpora(data_dir: DataDir = None) -> None:
+    """Corpus readers and the languages each has available: name<TAB>languages<TAB>description."""
+    from phonkit.corpora import CorpusRequest
+    from phonkit.plugins import registry
+    from phonkit.tsv import format_rows
+
+    request = CorpusRequest(data_dir=data_dir)
+    rows = [(name, ",".join(reader.languages(request)) or "-", reader.description)
+            for name, reader in registry("corpora").items()]  # fmt: skip
+    sys.stdout.write(format_rows([("corpus", "languages", "description"), *rows]))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: one clear line and exit 2 for bad input, quiet on a closed pipe."""
+    from phonkit.plugins import PluginError, manager
+
+    try:
+        manager().hook.register_commands(app=app)
+        app(args=argv, prog_name="phonkit", standalone_mode=False)
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
+    except click.exceptions.Abort:
+        sys.exit(_interrupted())
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except InputError as error:
+        print(f"phonkit: error: {error}", file=sys.stderr)
+        sys.exit(2)
+    except PluginError as error:
+        print(f"phonkit: plugin error: {error}", file=sys.stderr)
+        sys.exit(1)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, and keep Python from
+        # complaining when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
+    except KeyboardInterrupt:
+        sys.exit(_interrupted())
+
+
+def _interrupted() -> int:
+    print("phonkit: interrupted (a training run goes on with: phonkit train --resume --out DIR)",
+          file=sys.stderr)  # fmt: skip
+    return 130

@@ -1,0 +1,78 @@
+"""The three model variants of the paper, registered as model plugins."""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+from phonkit.hookspecs import hookimpl
+from phonkit.lexicon import PAD_ID
+from phonkit.phonology import ModelConfig, Phonology, attention
+
+
+class PositionIndependent(Phonology):
+    """``u = mean_i(m_i) + eps``; every symbol is emitted from ``[h_t; u]``."""
+
+    name = "pi"
+    description = "position-independent underlying form (the paper's best)"
+
+    def context(self, morphemes: Tensor) -> Tensor:
+        mask = (morphemes != PAD_ID).unsqueeze(-1)
+        vectors = self.morpheme_vectors(morphemes) * mask
+        underlying_form = vectors.sum(1) / mask.sum(1).clamp(min=1)
+        underlying_form = underlying_form + self.noise(underlying_form)
+        return self.from_form(underlying_form)[:, None, :]
+
+    def emit(self, states: Tensor, context: Tensor) -> Tensor:
+        return self.output(self.hidden(states, context)).log_softmax(-1)
+
+
+class PositionDependent(Phonology):
+    """``u_t = sum_i alpha_ti m_i + eps``, attention ``alpha_ti = softmax_i(h_t^T T m_i)``."""
+
+    name = "pd"
+    description = "position-dependent underlying form (attention over morphemes)"
+
+    def __init__(self, n_symbols: int, n_morphemes: int, config: ModelConfig):
+        super().__init__(n_symbols, n_morphemes, config)
+        self.bilinear = nn.Linear(config.dim, config.dim, bias=False)
+
+    def context(self, morphemes: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        vectors = self.morpheme_vectors(morphemes)
+        eps = self.noise(vectors[:, :1, :])  # one draw per word, shared by all its positions
+        return vectors, morphemes != PAD_ID, eps
+
+    def emit(self, states: Tensor, context: tuple[Tensor, Tensor, Tensor]) -> Tensor:
+        vectors, mask, eps = context
+        alpha = attention(states, vectors, mask, self.bilinear).exp()
+        underlying_forms = torch.einsum("btm,bmd->btd", alpha, vectors) + eps
+        return self.output(self.hidden(states, self.from_form(underlying_forms))).log_softmax(-1)
+
+
+class Joint(Phonology):
+    """No underlying form: ``p(s_t) = sum_i alpha_ti softmax(f([h_t; m_i]))``."""
+
+    name = "joint"
+    description = "joint model without underlying form (hard-attention mixture over morphemes)"
+
+    def __init__(self, n_symbols: int, n_morphemes: int, config: ModelConfig):
+        super().__init__(n_symbols, n_morphemes, config)
+        self.bilinear = nn.Linear(config.dim, config.dim, bias=False)
+
+    def context(self, morphemes: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        vectors = self.morpheme_vectors(morphemes)
+        vectors = vectors + self.noise(vectors)
+        return vectors, morphemes != PAD_ID, self.from_form(vectors)
+
+    def emit(self, states: Tensor, context: tuple[Tensor, Tensor, Tensor]) -> Tensor:
+        vectors, mask, projected = context
+        log_alpha = attention(states, vectors, mask, self.bilinear)  # (B, T, M)
+        hidden = torch.tanh(self.from_state(states)[:, :, None, :] + projected[:, None, :, :])
+        per_morpheme = self.output(hidden).log_softmax(-1)  # (B, T, M, |Sigma|)
+        return (per_morpheme + log_alpha[..., None]).logsumexp(2)
+
+
+@hookimpl
+def register_models(register):
+    for variant in (PositionIndependent, PositionDependent, Joint):
+        register(variant)

@@ -1,0 +1,20 @@
+"""The error contract: bad input becomes one line on stderr and exit code 2."""
+
+from __future__ import annotations
+
+
+class InputError(Exception):
+    """Bad input or usage. The CLI prints ``where: message`` and exits with code 2."""
+
+    def __init__(self, message: str, where: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.where = where
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}" if self.where else self.message
+
+
+def at(path: object, line: int | None = None) -> str:
+    """Format a location as ``file`` or ``file:line``."""
+    return f"{path}:{line}" if line is not None else str(path)

@@ -1,0 +1,55 @@
+"""Scoring a trained model on held-out cells with the registered metrics."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from phonkit.decoding import decode, surprisal
+from phonkit.encoding import Example, Vocabularies, encode
+from phonkit.metrics import Metric, Scored
+from phonkit.phonology import Phonology
+from phonkit.plugins import registry
+
+
+@dataclass
+class Evaluation:
+    examples: list[Example]
+    items: list[Scored]
+    scores: dict[str, float]
+    item_scores: dict[str, list[float]]
+
+    def rows(self, joiner: str) -> list[list[object]]:
+        """Per-cell rows: lemma, features, gold, prediction, then each metric's item score."""
+        header = ["lemma", "features", "gold", "prediction", *self.item_scores]
+        rows: list[list[object]] = [header]
+        for number, (example, item) in enumerate(zip(self.examples, self.items)):
+            figures = [f"{scores[number]:.4g}" for scores in self.item_scores.values()]
+            rows.append([example.entry.lemma, example.entry.bundle, joiner.join(item.gold),
+                         joiner.join(item.prediction), *figures])  # fmt: skip
+        return rows
+
+
+def evaluate(
+    model: Phonology,
+    examples: Sequence[Example],
+    vocabularies: Vocabularies,
+    max_length: int,
+    metrics: dict[str, Metric] | None = None,
+) -> Evaluation:
+    """Greedy 1-best and gold surprisal for every example, scored by every metric.
+
+    A gold symbol the model never saw is encoded as UNK: it can never be predicted, so the
+    cell counts as an error, and its surprisal is the model's (high) surprisal for UNK."""
+    metrics = metrics if metrics is not None else registry("metrics")
+    data = encode(examples, vocabularies)
+    predictions = decode(model, data.morphemes, max_length)
+    nll = surprisal(model, data).tolist() if len(data) else []
+    items = [
+        Scored(tuple(vocabularies.symbols.decode(p)), example.surface, loss)
+        for p, example, loss in zip(predictions, examples, nll)
+    ]
+    per_item = {name: metric.item_scores(items) for name, metric in metrics.items()}
+    scores = {name: metric.score(items) for name, metric in metrics.items()}
+    return Evaluation(list(examples), items, scores, per_item)
+

@@ -1,0 +1,47 @@
+"""The plugin contract. A plugin is a module or object with functions marked ``@phonkit.hookimpl``.
+
+Each ``register_*`` hook receives a ``register`` callback; call it once per thing the plugin
+provides. Names must be unique across plugins: registering a name that another plugin already
+registered is an error that names both plugins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("phonkit")
+hookimpl = pluggy.HookimplMarker("phonkit")
+
+
+@hookspec
+def register_corpora(register: Callable[[Any], None]) -> None:
+    """Register corpus readers: objects with ``name``, ``description``,
+    ``languages(request) -> list[str]`` and ``read(request) -> Lexicon``
+    (see :class:`phonkit.corpora.Corpus`)."""
+
+
+@hookspec
+def register_transcribers(register: Callable[[Any], None]) -> None:
+    """Register G2P transcribers: objects with ``name``, ``description``, ``joiner`` and
+    ``transcribe(lang, forms) -> list[tuple[str, ...]]``
+    (see :class:`phonkit.transcription.Transcriber`)."""
+
+
+@hookspec
+def register_models(register: Callable[[Any], None]) -> None:
+    """Register model variants: subclasses of :class:`phonkit.phonology.Phonology` with a
+    ``name`` and a ``description``."""
+
+
+@hookspec
+def register_metrics(register: Callable[[Any], None]) -> None:
+    """Register metrics: objects with ``name``, ``description``, ``higher_is_better`` and
+    ``score(items) -> float`` (see :class:`phonkit.metrics.Metric`)."""
+
+
+@hookspec
+def register_commands(app: Any) -> None:
+    """Add subcommands to the Typer ``app``."""

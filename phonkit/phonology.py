@@ -1,0 +1,103 @@
+"""The generative phonology shared by every model variant (Wu, Ponti & Cotterell).
+
+Each morpheme has an underlying-form vector; an LSTM reads the previous surface symbol and an
+output layer ``f(x) = V tanh(W x)`` turns its state and the word's underlying form into the next
+symbol's distribution. A variant decides how the morphemes' vectors condition that output:
+it implements :meth:`Phonology.context` and :meth:`Phonology.emit`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+from phonkit.lexicon import BOS_ID, PAD_ID
+
+
+@dataclass
+class ModelConfig:
+    """Hyper-parameters of a model; stored in the run's config.json."""
+
+    dim: int = 200
+    dropout: float = 0.2
+    sigma: float = 0.1  # scale of the reparameterised noise on underlying forms (training only)
+    init_scale: float = 1.0  # std of the initial morpheme vectors (the prior's scale)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Phonology(nn.Module):
+    """Base class of model variants. Subclasses set ``name`` and ``description``."""
+
+    name: str = ""
+    description: str = ""
+
+    def __init__(self, n_symbols: int, n_morphemes: int, config: ModelConfig):
+        super().__init__()
+        d = config.dim
+        self.config = config
+        self.morphemes = nn.Embedding(n_morphemes, d, padding_idx=PAD_ID)
+        self.symbols = nn.Embedding(n_symbols, d, padding_idx=PAD_ID)
+        self.decoder = nn.LSTM(d, d, batch_first=True)
+        # W [h; u] written as W_h h + W_u u, so a variant can apply W_u once per morpheme.
+        self.from_state = nn.Linear(d, 2 * d)
+        self.from_form = nn.Linear(d, 2 * d, bias=False)
+        self.output = nn.Linear(2 * d, n_symbols)
+        self.dropout = nn.Dropout(config.dropout)
+        nn.init.normal_(self.morphemes.weight, std=config.init_scale)
+        with torch.no_grad():
+            self.morphemes.weight[PAD_ID].zero_()
+
+    # -- what a variant implements ---------------------------------------------------------
+    def context(self, morphemes: Tensor) -> Any:
+        """What the output layer needs from the word's morphemes ``(batch, M)``, padded with 0."""
+        raise NotImplementedError
+
+    def emit(self, states: Tensor, context: Any) -> Tensor:
+        """Log-probabilities ``(batch, time, |Sigma|)`` of the next symbol given LSTM states."""
+        raise NotImplementedError
+
+    # -- shared machinery --------------------------------------------------------------------
+    def morpheme_vectors(self, morphemes: Tensor) -> Tensor:
+        """The morphemes' underlying forms ``(batch, M, d)``, with dropout when training."""
+        return self.dropout(self.morphemes(morphemes))
+
+    def noise(self, like: Tensor) -> Tensor | float:
+        """Reparameterised Gaussian noise while training; the mean (zero) otherwise."""
+        if self.training and self.config.sigma > 0:
+            return torch.randn_like(like) * self.config.sigma
+        return 0.0
+
+    def hidden(self, states: Tensor, projected_form: Tensor) -> Tensor:
+        """``tanh(W [h; u])`` from the states' and the (projected) form's parts."""
+        return torch.tanh(self.from_state(states) + projected_form)
+
+    def forward(self, morphemes: Tensor, inputs: Tensor) -> Tensor:
+        """Teacher-forced log-probabilities of each next symbol: ``(batch, time, |Sigma|)``."""
+        context = self.context(morphemes)
+        states, _ = self.decoder(self.dropout(self.symbols(inputs)))
+        return self.emit(states, context)
+
+    def step(self, previous: Tensor, context: Any, state: Any) -> tuple[Tensor, Any]:
+        """One decoding step from the previous symbols ``(batch,)``."""
+        states, state = self.decoder(self.symbols(previous)[:, None], state)
+        return self.emit(states, context)[:, 0], state
+
+    def start(self, morphemes: Tensor) -> tuple[Tensor, Any, None]:
+        """The first input (BOS) and context of decoding."""
+        first = torch.full((morphemes.shape[0],), BOS_ID, dtype=torch.long, device=morphemes.device)
+        return first, self.context(morphemes), None
+
+    def prior(self) -> Tensor:
+        """``1/2 ||m||^2`` summed over morphemes: the negative log of the N(0, I) prior."""
+        return 0.5 * self.morphemes.weight.float().pow(2).sum()
+
+
+def attention(states: Tensor, vectors: Tensor, mask: Tensor, bilinear: nn.Linear) -> Tensor:
+    """``alpha_ti = softmax_i(h_t^T T m_i)`` over a word's morphemes: ``(batch, time, M)``."""
+    scores = torch.einsum("btd,bmd->btm", bilinear(states), vectors)
+    return scores.masked_fill(~mask[:, None, :], float("-inf")).log_softmax(-1)

@@ -1,0 +1,168 @@
+"""Variational training: single-sample ELBO with the Gaussian prior, Adam, halving on plateau."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+
+from phonkit.decoding import autocast, decode, surprisal, token_nll
+from phonkit.encoding import Encoded, bucketed_batches
+from phonkit.errors import InputError
+from phonkit.phonology import Phonology
+from phonkit.rundir import Run
+
+
+@dataclass
+class TrainConfig:
+    epochs: int = 50
+    batch_size: int = 64
+    lr: float = 1e-3
+    min_lr: float = 1e-5
+    patience: int = 0  # epochs without dev improvement before the learning rate is halved
+    prior_weight: float = 1.0  # weight of the N(0, I) prior on morpheme vectors
+    seed: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def choose_device(name: str) -> torch.device:
+    """``auto`` takes CUDA when there is a GPU, else the CPU."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise InputError("--device cuda: no CUDA GPU is available here (use --device cpu or auto)")
+    if name not in ("cpu", "cuda"):
+        raise InputError(f"unknown device {name!r}; use auto, cpu or cuda")
+    return torch.device(name)
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    torch.manual_seed(seed)
+
+
+@dataclass
+class EpochRecord:
+    epoch: int
+    lr: float
+    train_loss: float
+    dev_loss: float
+    dev_acc: float
+    forms_per_second: float
+    best: bool
+
+
+def exact_matches(predictions: list[list[int]], data: Encoded) -> float:
+    """Accuracy in % of id sequences against the encoded gold forms."""
+    gold = data.symbols.tolist()
+    lengths = data.lengths.tolist()
+    hits = sum(p == g[1:n] for p, g, n in zip(predictions, gold, lengths))
+    return 100.0 * hits / max(len(predictions), 1)
+
+
+class Trainer:
+    """Trains a model on encoded data, checkpointing into a run directory each epoch."""
+
+    def __init__(self, run: Run, model: Phonology, train: Encoded, dev: Encoded,
+                 config: TrainConfig, device: torch.device, max_length: int):  # fmt: skip
+        self.run = run
+        self.model = model.to(device)
+        self.train_data = train.to(device)
+        self.dev_data = dev
+        self.config = config
+        self.device = device
+        self.max_length = max_length
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr)
+        self.scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
+            self.optimizer, mode="min", factor=0.5, patience=config.patience
+        )
+        self.epoch = 0
+        self.best = float("inf")
+        self.history: list[EpochRecord] = []
+        self.generator = torch.Generator().manual_seed(config.seed)
+        self.total_tokens = float(train.lengths.sum())
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "scheduler": self.scheduler.state_dict(),
+            "epoch": self.epoch,
+            "best": self.best,
+            "history": [asdict(record) for record in self.history],
+            "generator": self.generator.get_state(),
+            "torch_rng": torch.get_rng_state(),
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        self.epoch = state["epoch"]
+        self.best = state["best"]
+        self.history = [EpochRecord(**record) for record in state["history"]]
+        self.generator.set_state(state["generator"])
+        torch.set_rng_state(state["torch_rng"])
+
+    @property
+    def lr(self) -> float:
+        return self.optimizer.param_groups[0]["lr"]
+
+    @property
+    def done(self) -> bool:
+        return self.epoch >= self.config.epochs or self.lr < self.config.min_lr
+
+    def batches_per_epoch(self) -> int:
+        return -(-len(self.train_data) // self.config.batch_size)
+
+    def train_epoch(self, advance: Callable[[], None]) -> float:
+        """One pass over the training data; the mean loss per symbol."""
+        self.model.train()
+        total = torch.zeros((), device=self.device)
+        prior_scale = self.config.prior_weight / self.total_tokens
+        for index in bucketed_batches(self.train_data.lengths, self.config.batch_size, self.generator):
+            morphemes, inputs, targets = self.train_data.batch(index.to(self.device))
+            with autocast(self.device):
+                nll = token_nll(self.model, morphemes, inputs, targets).sum()
+            tokens = (targets != 0).sum()
+            loss = nll / tokens + prior_scale * self.model.prior()
+            self.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            self.optimizer.step()
+            total += nll.detach()
+            advance()
+        return float(total) / self.total_tokens
+
+    def dev_figures(self) -> tuple[float, float]:
+        """Dev loss (nats per symbol, u at its mean) and dev accuracy of greedy decoding."""
+        per_word = surprisal(self.model, self.dev_data)
+        lengths = self.dev_data.lengths.float()
+        loss = float((per_word * lengths).sum() / lengths.sum())
+        predictions = decode(self.model, self.dev_data.morphemes, self.max_length)
+        return loss, exact_matches(predictions, self.dev_data)
+
+    def fit(self, advance: Callable[[], None], report: Callable[[EpochRecord], None]) -> None:
+        """Train until the epoch budget is spent or the learning rate falls below its floor."""
+        while not self.done:
+            started = time.perf_counter()
+            train_loss = self.train_epoch(advance)
+            seconds = time.perf_counter() - started
+            dev_loss, dev_acc = self.dev_figures()
+            self.epoch += 1
+            lr = self.lr
+            improved = dev_loss < self.best
+            if improved:
+                self.best = dev_loss
+                self.run.save_torch("model.pt", self.model.state_dict())
+            self.scheduler.step(dev_loss)
+            record = EpochRecord(self.epoch, lr, train_loss, dev_loss, dev_acc,
+                                 len(self.train_data) / seconds, improved)  # fmt: skip
+            self.history.append(record)
+            self.run.save_torch("checkpoint.pt", self.state())
+            report(record)

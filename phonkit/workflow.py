@@ -1,0 +1,118 @@
+"""The whole path: corpus -> lexicon -> surface symbols -> split -> vocabularies -> model ->
+trainer -> run directory -> scores. The CLI commands are thin wrappers of these functions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from phonkit import __version__
+from phonkit.corpora import CorpusRequest
+from phonkit.encoding import Example, Vocabularies, encode
+from phonkit.errors import InputError
+from phonkit.evaluation import Evaluation, evaluate
+from phonkit.lexicon import Lexicon
+from phonkit.phonology import ModelConfig
+from phonkit.plugins import lookup
+from phonkit.progress import TrainingProgress, say
+from phonkit.rundir import Run
+from phonkit.split import Split, paradigm_completion
+from phonkit.training import Trainer, TrainConfig, choose_device, seed_everything
+from phonkit.tsv import format_rows, write_atomic
+
+
+@dataclass
+class TrainRequest:
+    corpus: str = "sample"
+    request: CorpusRequest = field(default_factory=CorpusRequest)
+    transcriber: str = "none"
+    variant: str = "pi"
+    model: ModelConfig = field(default_factory=ModelConfig)
+    training: TrainConfig = field(default_factory=TrainConfig)
+    device: str = "auto"
+
+
+def surface_examples(lexicon: Lexicon, transcriber_name: str, lang: str | None) -> list[Example]:
+    """Attach surface symbols to every entry with the chosen transcriber."""
+    transcriber = lookup("transcribers", transcriber_name)
+    surfaces = transcriber.transcribe(lang or "", [entry.form for entry in lexicon.entries])
+    return [Example(entry, surface) for entry, surface in zip(lexicon.entries, surfaces) if surface]
+
+
+def split_examples(examples: list[Example], seed: int, name: str) -> Split:
+    split = paradigm_completion(examples, seed)
+    counts = split.counts()
+    say(f"{name}: {len(examples):,} entries -> train {counts['train']:,}, dev {counts['dev']:,}, "
+        f"test {counts['test']:,} ({counts['moved_to_train']:,} held-out entries with a morpheme "
+        f"unseen in train moved to train)")  # fmt: skip
+    if not split.dev or not split.test:
+        raise InputError(f"{name}: too little data to split ({len(examples)} entries)")
+    return split
+
+
+def start_run(job: TrainRequest, out: Path, force: bool) -> Run:
+    """Read the corpus, split it and write a new run directory (not yet trained)."""
+    variant = lookup("models", job.variant)
+    lookup("transcribers", job.transcriber)
+    choose_device(job.device)
+    corpus = lookup("corpora", job.corpus)
+    lexicon = corpus.read(job.request)
+    examples = surface_examples(lexicon, job.transcriber, job.request.lang)
+    split = split_examples(examples, job.training.seed, lexicon.name or job.corpus)
+    vocabularies = Vocabularies.build(split.train)
+    config: dict[str, Any] = {
+        "phonkit_version": __version__,
+        "corpus": job.corpus,
+        "lang": job.request.lang,
+        "corpus_request": {"path": job.request.path, "columns": job.request.columns,
+                           "options": job.request.options,
+                           "data_dir": str(job.request.data_dir) if job.request.data_dir else None},
+        "transcriber": job.transcriber,
+        "variant": variant.name,
+        "model": job.model.to_json(),
+        "training": job.training.to_json(),
+        "device": job.device,
+        "split": split.counts(),
+        "max_length": 2 * max(len(example.surface) for example in split.train) + 2,
+    }  # fmt: skip
+    splits = {"train": split.train, "dev": split.dev, "test": split.test}
+    return Run.create(out, config, splits, vocabularies, lookup("transcribers", job.transcriber), force)
+
+
+def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, float]]:
+    """Train (or go on training) the run's model, then score it on dev and test."""
+    config = run.config
+    training = TrainConfig(**config["training"])
+    device = choose_device(device_name or config["device"])
+    seed_everything(training.seed)
+    vocabularies = run.vocabularies()
+    train = encode(run.examples("train"), vocabularies)
+    dev = encode(run.examples("dev"), vocabularies)
+    trainer = Trainer(run, run.build_model(), train, dev, training, device, config["max_length"])
+    if (run.path / "checkpoint.pt").is_file():
+        trainer.restore(run.load_torch("checkpoint.pt"))
+        say(f"{run.path}: resuming after epoch {trainer.epoch}")
+    say(f"{run.path}: training {config['variant']} on {device.type} "
+        f"({sum(p.numel() for p in trainer.model.parameters()):,} parameters)")  # fmt: skip
+    with TrainingProgress(training.epochs, trainer.batches_per_epoch(), trainer.epoch) as progress:
+        trainer.fit(progress.advance, progress.report)
+    return finish_run(run, device)
+
+
+def finish_run(run: Run, device: torch.device) -> dict[str, dict[str, float]]:
+    """Score the best checkpoint on dev and test, write predictions and metrics (marks done)."""
+    model = run.load_model(device)
+    vocabularies = run.vocabularies()
+    max_length = run.config["max_length"]
+    joiner = run.transcriber().joiner
+    results: dict[str, Evaluation] = {
+        split: evaluate(model, run.examples(split), vocabularies, max_length)
+        for split in ("dev", "test")
+    }
+    write_atomic(run.path / "predictions.tsv", format_rows(results["test"].rows(joiner)))
+    metrics = {split: result.scores for split, result in results.items()}
+    run.write_json("metrics.json", metrics)
+    return metrics
