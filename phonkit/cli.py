@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import click
 import typer
@@ -20,9 +20,11 @@ app = typer.Typer(
     rich_markup_mode="rich",
 )
 
-RunDir = Annotated[Path, typer.Option("--model", "-m", help="A run directory made by phonkit train.")]
+RunDir = Annotated[
+    Path, typer.Option("--model", "-m", help="A run directory made by phonkit train.")
+]
 DataDir = Annotated[
-    Optional[Path],
+    Path | None,
     typer.Option("--data-dir", help="Data root (else $PHONKIT_DATA, else the user data dir)."),
 ]
 
@@ -40,27 +42,48 @@ def _options(pairs: list[str]) -> dict[str, str]:
 @app.command()
 def train(
     corpus: Annotated[str, typer.Option(help="Corpus reader (see phonkit corpora).")] = "sample",
-    lang: Annotated[Optional[str], typer.Option(help="ISO 639-3 language code.")] = None,
-    variant: Annotated[str, typer.Option(help="Model variant: pi, pd, joint, or a plugin's.")] = "pi",
+    lang: Annotated[str | None, typer.Option(help="ISO 639-3 language code.")] = None,
+    variant: Annotated[
+        str, typer.Option(help="Model variant: pi, pd, joint, or a plugin's.")
+    ] = "pi",
     epochs: Annotated[int, typer.Option(help="Maximum number of epochs.")] = 30,
-    out: Annotated[Optional[Path], typer.Option(help="Run directory [default: runs/CORPUS-LANG-VARIANT].")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Run directory [default: runs/CORPUS-LANG-VARIANT].")
+    ] = None,
     data_dir: DataDir = None,
-    path: Annotated[Optional[str], typer.Option(help="File or dataset for the tsv and hf corpora.")] = None,
-    columns: Annotated[Optional[str], typer.Option(help="Column spec, e.g. lemma,features,form,count.")] = None,
-    corpus_option: Annotated[list[str], typer.Option("--corpus-option", "-O", help="KEY=VALUE for the corpus reader.")] = [],  # noqa: B006
+    path: Annotated[
+        str | None, typer.Option(help="File or dataset for the tsv and hf corpora.")
+    ] = None,
+    columns: Annotated[
+        str | None, typer.Option(help="Column spec, e.g. lemma,features,form,count.")
+    ] = None,
+    corpus_option: Annotated[
+        list[str], typer.Option("--corpus-option", "-O", help="KEY=VALUE for the corpus reader.")
+    ] = [],  # noqa: B006
     transcriber: Annotated[str, typer.Option(help="G2P transcriber for surface symbols.")] = "none",
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
     seed: Annotated[int, typer.Option(help="Seed of the split, initialisation and batches.")] = 1,
     dim: Annotated[int, typer.Option(help="Size d of underlying forms and the LSTM.")] = 200,
     dropout: Annotated[float, typer.Option(help="Dropout on all embeddings.")] = 0.2,
-    sigma: Annotated[float, typer.Option(help="Std of the training noise on underlying forms.")] = 0.1,
-    init_scale: Annotated[float, typer.Option(help="Std of the initial morpheme vectors.")] = 1.0,
-    prior_weight: Annotated[float, typer.Option(help="Weight of the N(0, I) prior on morphemes.")] = 1.0,
+    sigma: Annotated[
+        float, typer.Option(help="Std of the training noise on underlying forms.")
+    ] = 0.03,
+    init_scale: Annotated[float, typer.Option(help="Std of the initial morpheme vectors.")] = 0.3,
+    uf_lr_scale: Annotated[
+        float, typer.Option(help="Learning rate of morpheme vectors relative to --lr.")
+    ] = 10.0,
+    prior_weight: Annotated[
+        float, typer.Option(help="Weight of the N(0, I) prior on morphemes.")
+    ] = 1.0,
     batch_size: Annotated[int, typer.Option(help="Forms per batch.")] = 64,
     lr: Annotated[float, typer.Option(help="Adam learning rate.")] = 1e-3,
-    patience: Annotated[int, typer.Option(help="Epochs without dev improvement before halving lr.")] = 0,
+    patience: Annotated[
+        int, typer.Option(help="Epochs without dev improvement before halving lr.")
+    ] = 0,
     force: Annotated[bool, typer.Option(help="Replace an existing run directory.")] = False,
-    resume: Annotated[bool, typer.Option(help="Go on training the unfinished run in --out.")] = False,
+    resume: Annotated[
+        bool, typer.Option(help="Go on training the unfinished run in --out.")
+    ] = False,
 ) -> None:
     """Train a model and write a run directory; prints dev/test metrics on stderr.
 
@@ -87,8 +110,15 @@ def train(
             transcriber=transcriber,
             variant=variant,
             model=ModelConfig(dim=dim, dropout=dropout, sigma=sigma, init_scale=init_scale),
-            training=TrainConfig(epochs=epochs, batch_size=batch_size, lr=lr, patience=patience,
-                                 prior_weight=prior_weight, seed=seed),  # fmt: skip
+            training=TrainConfig(
+                epochs=epochs,
+                batch_size=batch_size,
+                lr=lr,
+                patience=patience,
+                prior_weight=prior_weight,
+                uf_lr_scale=uf_lr_scale,
+                seed=seed,
+            ),
             device=device,
         )
         out = out or Path("runs") / f"{corpus}-{lang or Path(path or 'data').stem}-{variant}"
@@ -101,8 +131,10 @@ def train(
 @app.command()
 def predict(
     model: RunDir,
-    file: Annotated[Optional[Path], typer.Argument(help="Predict TSV (default: stdin).")] = None,
-    all_rows: Annotated[bool, typer.Option("--all", help="Predict every row, not only gaps.")] = False,
+    file: Annotated[Path | None, typer.Argument(help="Predict TSV (default: stdin).")] = None,
+    all_rows: Annotated[
+        bool, typer.Option("--all", help="Predict every row, not only gaps.")
+    ] = False,
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "cpu",
 ) -> None:
     """Fill paradigm gaps: reads lemma<TAB>features[<TAB>form|--], writes TSV to stdout."""
@@ -125,8 +157,15 @@ def predict(
 @app.command()
 def evaluate(
     model: RunDir,
-    file: Annotated[Optional[Path], typer.Argument(help="TSV lemma<TAB>features<TAB>gold form (default: the run's test split).")] = None,
-    predictions: Annotated[Optional[Path], typer.Option(help="Also write per-cell predictions here.")] = None,
+    file: Annotated[
+        Path | None,
+        typer.Argument(
+            help="TSV lemma<TAB>features<TAB>gold form (default: the run's test split)."
+        ),
+    ] = None,
+    predictions: Annotated[
+        Path | None, typer.Option(help="Also write per-cell predictions here.")
+    ] = None,
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "cpu",
 ) -> None:
     """Score a run on its test split or on a TSV with gold forms; metric<TAB>value on stdout."""
@@ -149,25 +188,40 @@ def evaluate(
         if gaps:
             raise InputError("no gold form to score against", f"{file}:{gaps[0].line}")
         check_known(cells, run, str(file))
-        surfaces = run.transcriber().transcribe(run.config["lang"] or "", [c.entry.form for c in cells])
-        examples = [Example(cell.entry, surface) for cell, surface in zip(cells, surfaces)]
+        surfaces = run.transcriber().transcribe(
+            run.config["lang"] or "", [c.entry.form for c in cells]
+        )
+        examples = [
+            Example(cell.entry, surface) for cell, surface in zip(cells, surfaces, strict=False)
+        ]
         label = str(file)
-    result = score(run.load_model(choose_device(device)), examples, run.vocabularies(), run.config["max_length"])
+    result = score(
+        run.load_model(choose_device(device)),
+        examples,
+        run.vocabularies(),
+        run.config["max_length"],
+    )
     if predictions:
         write_atomic(predictions, format_rows(result.rows(run.transcriber().joiner)))
     metrics_table(f"{run.path} on {label} ({len(examples):,} forms)", {label: result.scores})
-    sys.stdout.write(format_rows([("metric", "value")] + [(k, f"{v:.6g}") for k, v in result.scores.items()]))
+    sys.stdout.write(
+        format_rows([("metric", "value")] + [(k, f"{v:.6g}") for k, v in result.scores.items()])
+    )
 
 
 @app.command()
 def plugins(
-    hook: Annotated[Optional[str], typer.Option(help="Only plugins implementing this hook.")] = None,
+    hook: Annotated[str | None, typer.Option(help="Only plugins implementing this hook.")] = None,
 ) -> None:
     """Loaded plugins: name<TAB>version<TAB>hooks."""
     from phonkit.plugins import plugin_infos
     from phonkit.tsv import format_rows
 
-    rows = [(p.name, p.version, ",".join(p.hooks)) for p in plugin_infos() if not hook or hook in p.hooks]
+    rows = [
+        (p.name, p.version, ",".join(p.hooks))
+        for p in plugin_infos()
+        if not hook or hook in p.hooks
+    ]
     sys.stdout.write(format_rows([("name", "version", "hooks"), *rows]))
 
 
@@ -179,8 +233,10 @@ def corpora(data_dir: DataDir = None) -> None:
     from phonkit.tsv import format_rows
 
     request = CorpusRequest(data_dir=data_dir)
-    rows = [(name, ",".join(reader.languages(request)) or "-", reader.description)
-            for name, reader in registry("corpora").items()]  # fmt: skip
+    rows = [
+        (name, ",".join(reader.languages(request)) or "-", reader.description)
+        for name, reader in registry("corpora").items()
+    ]
     sys.stdout.write(format_rows([("corpus", "languages", "description"), *rows]))
 
 
@@ -214,6 +270,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _interrupted() -> int:
-    print("phonkit: interrupted (a training run goes on with: phonkit train --resume --out DIR)",
-          file=sys.stderr)  # fmt: skip
+    print(
+        "phonkit: interrupted (a training run goes on with: phonkit train --resume --out DIR)",
+        file=sys.stderr,
+    )
     return 130

@@ -13,14 +13,35 @@ from phonkit.lexicon import Lexicon
 
 # The 28 languages of the paper, ISO 639-3 code -> English name (as in the CoNLL-2017 files).
 LANGUAGES = {
-    "sqi": "albanian", "ara": "arabic", "hye": "armenian", "eus": "basque",
-    "bul": "bulgarian", "ces": "czech", "dan": "danish", "nld": "dutch",
-    "eng": "english", "est": "estonian", "fra": "french", "deu": "german",
-    "heb": "hebrew", "hin": "hindi", "gle": "irish", "ita": "italian",
-    "lav": "latvian", "fas": "persian", "pol": "polish", "por": "portuguese",
-    "ron": "romanian", "rus": "russian", "spa": "spanish", "swe": "swedish",
-    "tur": "turkish", "ukr": "ukrainian", "urd": "urdu", "cym": "welsh",
-}  # fmt: skip
+    "sqi": "albanian",
+    "ara": "arabic",
+    "hye": "armenian",
+    "eus": "basque",
+    "bul": "bulgarian",
+    "ces": "czech",
+    "dan": "danish",
+    "nld": "dutch",
+    "eng": "english",
+    "est": "estonian",
+    "fra": "french",
+    "deu": "german",
+    "heb": "hebrew",
+    "hin": "hindi",
+    "gle": "irish",
+    "ita": "italian",
+    "lav": "latvian",
+    "fas": "persian",
+    "pol": "polish",
+    "por": "portuguese",
+    "ron": "romanian",
+    "rus": "russian",
+    "spa": "spanish",
+    "swe": "swedish",
+    "tur": "turkish",
+    "ukr": "ukrainian",
+    "urd": "urdu",
+    "cym": "welsh",
+}
 
 
 def data_dir(given: Path | None = None) -> Path:

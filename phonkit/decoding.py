@@ -50,7 +50,9 @@ def decode(
     results: list[list[int]] = [[] for _ in range(morphemes.shape[0])]
     with autocast(device):
         for index in torch.arange(morphemes.shape[0]).split(batch_size):
-            for row, symbols in zip(index.tolist(), greedy(model, morphemes[index].to(device), max_length)):
+            for row, symbols in zip(
+                index.tolist(), greedy(model, morphemes[index].to(device), max_length), strict=False
+            ):
                 results[row] = symbols
     return results
 

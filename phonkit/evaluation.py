@@ -23,10 +23,17 @@ class Evaluation:
         """Per-cell rows: lemma, features, gold, prediction, then each metric's item score."""
         header = ["lemma", "features", "gold", "prediction", *self.item_scores]
         rows: list[list[object]] = [header]
-        for number, (example, item) in enumerate(zip(self.examples, self.items)):
+        for number, (example, item) in enumerate(zip(self.examples, self.items, strict=False)):
             figures = [f"{scores[number]:.4g}" for scores in self.item_scores.values()]
-            rows.append([example.entry.lemma, example.entry.bundle, joiner.join(item.gold),
-                         joiner.join(item.prediction), *figures])  # fmt: skip
+            rows.append(
+                [
+                    example.entry.lemma,
+                    example.entry.bundle,
+                    joiner.join(item.gold),
+                    joiner.join(item.prediction),
+                    *figures,
+                ]
+            )
         return rows
 
 
@@ -47,9 +54,8 @@ def evaluate(
     nll = surprisal(model, data).tolist() if len(data) else []
     items = [
         Scored(tuple(vocabularies.symbols.decode(p)), example.surface, loss)
-        for p, example, loss in zip(predictions, examples, nll)
+        for p, example, loss in zip(predictions, examples, nll, strict=False)
     ]
     per_item = {name: metric.item_scores(items) for name, metric in metrics.items()}
     scores = {name: metric.score(items) for name, metric in metrics.items()}
     return Evaluation(list(examples), items, scores, per_item)
-

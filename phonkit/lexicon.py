@@ -94,7 +94,9 @@ def parse_columns(spec: str) -> tuple[dict[str, str], int | None]:
         if role == "_" and in_order:
             continue
         if role not in ROLES:
-            raise InputError(f"unknown column role {role!r} in --columns; roles: {', '.join(ROLES)}")
+            raise InputError(
+                f"unknown column role {role!r} in --columns; roles: {', '.join(ROLES)}"
+            )
         mapping[role] = column.strip() if column else str(position + 1)
     missing = [role for role in ("lemma", "form", "features") if role not in mapping]
     if missing:
@@ -127,7 +129,9 @@ def read_tsv(path: Path, columns: str = UNIMORPH_COLUMNS, name: str | None = Non
     try:
         positions = {role: int(column) - 1 for role, column in mapping.items()}
     except ValueError:
-        raise InputError(f"--columns {columns!r}: TSV columns are roles in order or numbers") from None
+        raise InputError(
+            f"--columns {columns!r}: TSV columns are roles in order or numbers"
+        ) from None
     width = exact or max(positions.values()) + 1
     entries = []
     for number, row in read_rows(path, name):

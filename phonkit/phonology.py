@@ -23,8 +23,8 @@ class ModelConfig:
 
     dim: int = 200
     dropout: float = 0.2
-    sigma: float = 0.1  # scale of the reparameterised noise on underlying forms (training only)
-    init_scale: float = 1.0  # std of the initial morpheme vectors (the prior's scale)
+    sigma: float = 0.03  # scale of the reparameterised noise on underlying forms (training only)
+    init_scale: float = 0.3  # std of the initial morpheme vectors (the prior's scale)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -96,7 +96,7 @@ def registry(kind: str) -> dict[str, Any]:
     found: dict[str, Any] = {}
     owners: dict[str, str] = {}
     hook = getattr(manager().hook, f"register_{kind}")
-    for implementation in reversed(hook.get_hookimpls()):  # pluggy keeps them last-first
+    for implementation in hook.get_hookimpls():  # in registration order
         owner = implementation.plugin_name
 
         def register(thing: Any, owner: str = owner) -> None:

@@ -44,8 +44,9 @@ def read_cells(stream: IO[bytes], name: str) -> list[Cell]:
             expected = f"{width} (as on the first line)" if width else "2 or 3"
             raise InputError(f"expected {expected} tab-separated columns, found {len(row)}", where)
         form = row[2].strip() if len(row) > 2 else ""
-        entry = Entry(parse_lemma(row[0], where), parse_features(row[1], where),
-                      "" if form in GAP else form)  # fmt: skip
+        entry = Entry(
+            parse_lemma(row[0], where), parse_features(row[1], where), "" if form in GAP else form
+        )
         cells.append(Cell(number, entry, row[3:]))
     return cells
 
@@ -77,7 +78,7 @@ def fill(run: Run, cells: list[Cell], every: bool, device: torch.device) -> list
         model = run.load_model(device)
         morphemes = encode_morphemes([cell.entry for cell in todo], vocabularies)
         outputs = decode(model, morphemes, run.config["max_length"])
-        for cell, ids in zip(todo, outputs):
+        for cell, ids in zip(todo, outputs, strict=False):
             predicted[id(cell)] = joiner.join(vocabularies.symbols.decode(ids))
     return [
         [cell.entry.lemma, cell.entry.bundle, predicted.get(id(cell), cell.entry.form), *cell.extra]

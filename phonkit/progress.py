@@ -27,10 +27,14 @@ class TrainingProgress:
         self.console = stderr_console()
         self.epochs = epochs
         self.progress = Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
             TextColumn("{task.fields[figures]}"),
-            console=self.console, disable=not self.console.is_terminal, transient=True,
-        )  # fmt: skip
+            console=self.console,
+            disable=not self.console.is_terminal,
+            transient=True,
+        )
         self.task = self.progress.add_task(
             f"epoch {first_epoch + 1}/{epochs}", total=batches, figures=""
         )
@@ -46,13 +50,19 @@ class TrainingProgress:
         self.progress.advance(self.task)
 
     def report(self, record) -> None:
-        figures = (f"loss {record.train_loss:.4f}  dev loss {record.dev_loss:.4f}  "
-                   f"dev acc {record.dev_acc:.1f}  lr {record.lr:.2g}  "
-                   f"{record.forms_per_second:,.0f} forms/s{'  *' if record.best else ''}")  # fmt: skip
+        figures = (
+            f"loss {record.train_loss:.4f}  dev loss {record.dev_loss:.4f}  "
+            f"dev acc {record.dev_acc:.1f}  lr {record.lr:.2g}  "
+            f"{record.forms_per_second:,.0f} forms/s{'  *' if record.best else ''}"
+        )
         if not self.console.is_terminal:
             say(f"epoch {record.epoch}/{self.epochs}  {figures}")
-        self.progress.update(self.task, completed=0, figures=figures,
-                             description=f"epoch {record.epoch + 1}/{self.epochs}")  # fmt: skip
+        self.progress.update(
+            self.task,
+            completed=0,
+            figures=figures,
+            description=f"epoch {record.epoch + 1}/{self.epochs}",
+        )
 
 
 def metrics_table(title: str, scores: dict[str, dict[str, float]]) -> None:

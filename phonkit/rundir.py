@@ -34,8 +34,15 @@ class Run:
 
     # -- creating and opening ----------------------------------------------------------------
     @classmethod
-    def create(cls, path: Path, config: dict[str, Any], splits: dict[str, list[Example]],
-               vocabularies: Vocabularies, transcriber: Transcriber, force: bool) -> Run:  # fmt: skip
+    def create(
+        cls,
+        path: Path,
+        config: dict[str, Any],
+        splits: dict[str, list[Example]],
+        vocabularies: Vocabularies,
+        transcriber: Transcriber,
+        force: bool,
+    ) -> Run:
         if path.exists() and any(path.iterdir()):
             if not force:
                 raise InputError(
@@ -46,8 +53,10 @@ class Run:
         run.write_json("config.json", config)
         run.write_json("vocab.json", vocabularies.to_json())
         for name, examples in splits.items():
-            rows = ((e.entry.lemma, e.entry.form, e.entry.bundle, transcriber.joiner.join(e.surface))
-                    for e in examples)  # fmt: skip
+            rows = (
+                (e.entry.lemma, e.entry.form, e.entry.bundle, transcriber.joiner.join(e.surface))
+                for e in examples
+            )
             write_atomic(path / f"{name}.tsv", format_rows(rows))
         return run
 
@@ -100,8 +109,9 @@ class Run:
         config = self.config
         vocabularies = self.vocabularies()
         variant = lookup("models", config["variant"])
-        return variant(len(vocabularies.symbols), len(vocabularies.morphemes),
-                       ModelConfig(**config["model"]))  # fmt: skip
+        return variant(
+            len(vocabularies.symbols), len(vocabularies.morphemes), ModelConfig(**config["model"])
+        )
 
     def load_model(self, device: torch.device) -> Phonology:
         model = self.build_model()

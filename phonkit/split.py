@@ -17,8 +17,12 @@ class Split:
     moved: int  # held-out entries moved to train because a morpheme of theirs was unseen
 
     def counts(self) -> dict[str, int]:
-        return {"train": len(self.train), "dev": len(self.dev), "test": len(self.test),
-                "moved_to_train": self.moved}  # fmt: skip
+        return {
+            "train": len(self.train),
+            "dev": len(self.dev),
+            "test": len(self.test),
+            "moved_to_train": self.moved,
+        }
 
 
 def paradigm_completion(

@@ -25,6 +25,7 @@ class TrainConfig:
     min_lr: float = 1e-5
     patience: int = 0  # epochs without dev improvement before the learning rate is halved
     prior_weight: float = 1.0  # weight of the N(0, I) prior on morpheme vectors
+    uf_lr_scale: float = 10.0  # learning rate of the morpheme vectors relative to the rest
     seed: int = 1
 
     def to_json(self) -> dict[str, Any]:
@@ -62,15 +63,23 @@ def exact_matches(predictions: list[list[int]], data: Encoded) -> float:
     """Accuracy in % of id sequences against the encoded gold forms."""
     gold = data.symbols.tolist()
     lengths = data.lengths.tolist()
-    hits = sum(p == g[1:n] for p, g, n in zip(predictions, gold, lengths))
+    hits = sum(p == g[1:n] for p, g, n in zip(predictions, gold, lengths, strict=False))
     return 100.0 * hits / max(len(predictions), 1)
 
 
 class Trainer:
     """Trains a model on encoded data, checkpointing into a run directory each epoch."""
 
-    def __init__(self, run: Run, model: Phonology, train: Encoded, dev: Encoded,
-                 config: TrainConfig, device: torch.device, max_length: int):  # fmt: skip
+    def __init__(
+        self,
+        run: Run,
+        model: Phonology,
+        train: Encoded,
+        dev: Encoded,
+        config: TrainConfig,
+        device: torch.device,
+        max_length: int,
+    ):
         self.run = run
         self.model = model.to(device)
         self.train_data = train.to(device)
@@ -78,7 +87,14 @@ class Trainer:
         self.config = config
         self.device = device
         self.max_length = max_length
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr)
+        underlying_forms = [self.model.morphemes.weight]
+        rest = [p for p in self.model.parameters() if p is not self.model.morphemes.weight]
+        self.optimizer = torch.optim.Adam(
+            [
+                {"params": rest, "lr": config.lr},
+                {"params": underlying_forms, "lr": config.lr * config.uf_lr_scale},
+            ]
+        )
         self.scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
             self.optimizer, mode="min", factor=0.5, patience=config.patience
         )
@@ -126,7 +142,9 @@ class Trainer:
         self.model.train()
         total = torch.zeros((), device=self.device)
         prior_scale = self.config.prior_weight / self.total_tokens
-        for index in bucketed_batches(self.train_data.lengths, self.config.batch_size, self.generator):
+        for index in bucketed_batches(
+            self.train_data.lengths, self.config.batch_size, self.generator
+        ):
             morphemes, inputs, targets = self.train_data.batch(index.to(self.device))
             with autocast(self.device):
                 nll = token_nll(self.model, morphemes, inputs, targets).sum()
@@ -161,8 +179,15 @@ class Trainer:
                 self.best = dev_loss
                 self.run.save_torch("model.pt", self.model.state_dict())
             self.scheduler.step(dev_loss)
-            record = EpochRecord(self.epoch, lr, train_loss, dev_loss, dev_acc,
-                                 len(self.train_data) / seconds, improved)  # fmt: skip
+            record = EpochRecord(
+                self.epoch,
+                lr,
+                train_loss,
+                dev_loss,
+                dev_acc,
+                len(self.train_data) / seconds,
+                improved,
+            )
             self.history.append(record)
             self.run.save_torch("checkpoint.pt", self.state())
             report(record)

@@ -20,7 +20,7 @@ from phonkit.plugins import lookup
 from phonkit.progress import TrainingProgress, say
 from phonkit.rundir import Run
 from phonkit.split import Split, paradigm_completion
-from phonkit.training import Trainer, TrainConfig, choose_device, seed_everything
+from phonkit.training import TrainConfig, Trainer, choose_device, seed_everything
 from phonkit.tsv import format_rows, write_atomic
 
 
@@ -39,15 +39,21 @@ def surface_examples(lexicon: Lexicon, transcriber_name: str, lang: str | None) 
     """Attach surface symbols to every entry with the chosen transcriber."""
     transcriber = lookup("transcribers", transcriber_name)
     surfaces = transcriber.transcribe(lang or "", [entry.form for entry in lexicon.entries])
-    return [Example(entry, surface) for entry, surface in zip(lexicon.entries, surfaces) if surface]
+    return [
+        Example(entry, surface)
+        for entry, surface in zip(lexicon.entries, surfaces, strict=False)
+        if surface
+    ]
 
 
 def split_examples(examples: list[Example], seed: int, name: str) -> Split:
     split = paradigm_completion(examples, seed)
     counts = split.counts()
-    say(f"{name}: {len(examples):,} entries -> train {counts['train']:,}, dev {counts['dev']:,}, "
+    say(
+        f"{name}: {len(examples):,} entries -> train {counts['train']:,}, dev {counts['dev']:,}, "
         f"test {counts['test']:,} ({counts['moved_to_train']:,} held-out entries with a morpheme "
-        f"unseen in train moved to train)")  # fmt: skip
+        f"unseen in train moved to train)"
+    )
     if not split.dev or not split.test:
         raise InputError(f"{name}: too little data to split ({len(examples)} entries)")
     return split
@@ -67,9 +73,12 @@ def start_run(job: TrainRequest, out: Path, force: bool) -> Run:
         "phonkit_version": __version__,
         "corpus": job.corpus,
         "lang": job.request.lang,
-        "corpus_request": {"path": job.request.path, "columns": job.request.columns,
-                           "options": job.request.options,
-                           "data_dir": str(job.request.data_dir) if job.request.data_dir else None},
+        "corpus_request": {
+            "path": job.request.path,
+            "columns": job.request.columns,
+            "options": job.request.options,
+            "data_dir": str(job.request.data_dir) if job.request.data_dir else None,
+        },
         "transcriber": job.transcriber,
         "variant": variant.name,
         "model": job.model.to_json(),
@@ -77,9 +86,11 @@ def start_run(job: TrainRequest, out: Path, force: bool) -> Run:
         "device": job.device,
         "split": split.counts(),
         "max_length": 2 * max(len(example.surface) for example in split.train) + 2,
-    }  # fmt: skip
+    }
     splits = {"train": split.train, "dev": split.dev, "test": split.test}
-    return Run.create(out, config, splits, vocabularies, lookup("transcribers", job.transcriber), force)
+    return Run.create(
+        out, config, splits, vocabularies, lookup("transcribers", job.transcriber), force
+    )
 
 
 def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, float]]:
@@ -95,8 +106,10 @@ def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, f
     if (run.path / "checkpoint.pt").is_file():
         trainer.restore(run.load_torch("checkpoint.pt"))
         say(f"{run.path}: resuming after epoch {trainer.epoch}")
-    say(f"{run.path}: training {config['variant']} on {device.type} "
-        f"({sum(p.numel() for p in trainer.model.parameters()):,} parameters)")  # fmt: skip
+    say(
+        f"{run.path}: training {config['variant']} on {device.type} "
+        f"({sum(p.numel() for p in trainer.model.parameters()):,} parameters)"
+    )
     with TrainingProgress(training.epochs, trainer.batches_per_epoch(), trainer.epoch) as progress:
         trainer.fit(progress.advance, progress.report)
     return finish_run(run, device)

@@ -8,7 +8,15 @@ from phonkit.corpora import LANGUAGES, Corpus, CorpusRequest, unknown_language
 from phonkit.hookspecs import hookimpl
 from phonkit.lexicon import Lexicon, read_tsv
 
-SPLITS = ("train-high", "train-medium", "train-low", "dev", "test", "uncovered-dev", "uncovered-test")
+SPLITS = (
+    "train-high",
+    "train-medium",
+    "train-low",
+    "dev",
+    "test",
+    "uncovered-dev",
+    "uncovered-test",
+)
 
 
 class CoNLL2017(Corpus):

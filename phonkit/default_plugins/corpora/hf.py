@@ -9,8 +9,14 @@ from phonkit.errors import InputError
 from phonkit.hookspecs import hookimpl
 from phonkit.lexicon import Lexicon, entry_from_fields, parse_columns
 
-BUILDERS = {".parquet": "parquet", ".arrow": "arrow", ".csv": "csv", ".tsv": "csv",
-            ".json": "json", ".jsonl": "json"}  # fmt: skip
+BUILDERS = {
+    ".parquet": "parquet",
+    ".arrow": "arrow",
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".json": "json",
+    ".jsonl": "json",
+}
 
 
 def load(source: str, lang: str | None, split: str | None):
@@ -18,7 +24,9 @@ def load(source: str, lang: str | None, split: str | None):
     import datasets
 
     path = Path(source)
-    if path.is_dir() and any((path / name).exists() for name in ("dataset_info.json", "state.json", "dataset_dict.json")):
+    if path.is_dir() and any(
+        (path / name).exists() for name in ("dataset_info.json", "state.json", "dataset_dict.json")
+    ):
         dataset = datasets.load_from_disk(str(path))
     elif path.is_file():
         builder = BUILDERS.get(path.suffix)
@@ -31,7 +39,9 @@ def load(source: str, lang: str | None, split: str | None):
     if isinstance(dataset, datasets.DatasetDict):
         if split:
             if split not in dataset:
-                raise InputError(f"dataset {source!r} has no split {split!r}; it has {', '.join(dataset)}")
+                raise InputError(
+                    f"dataset {source!r} has no split {split!r}; it has {', '.join(dataset)}"
+                )
             return dataset[split]
         return datasets.concatenate_datasets(list(dataset.values()))
     return dataset
@@ -39,8 +49,10 @@ def load(source: str, lang: str | None, split: str | None):
 
 class HuggingFace(Corpus):
     name = "hf"
-    description = ("a Hugging Face dataset (--path HUB_NAME|DIR|FILE, --lang CONFIG, "
-                   "--columns lemma=COL,form=COL,features=COL, -O split=NAME)")  # fmt: skip
+    description = (
+        "a Hugging Face dataset (--path HUB_NAME|DIR|FILE, --lang CONFIG, "
+        "--columns lemma=COL,form=COL,features=COL, -O split=NAME)"
+    )
 
     def read(self, request: CorpusRequest) -> Lexicon:
         if not request.path:
@@ -51,13 +63,18 @@ class HuggingFace(Corpus):
         except InputError:
             raise
         except Exception as error:  # datasets raises many types; the user needs one line
-            first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            raise InputError(f"cannot load Hugging Face dataset {request.path!r}: {first}") from None
+            first = (
+                str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            )
+            raise InputError(
+                f"cannot load Hugging Face dataset {request.path!r}: {first}"
+            ) from None
         missing = [column for column in mapping.values() if column not in dataset.column_names]
         if missing:
             raise InputError(
                 f"dataset {request.path!r} has no column {missing[0]!r}; it has "
-                f"{', '.join(dataset.column_names)} (map them with --columns lemma=...,form=...,features=...)"
+                f"{', '.join(dataset.column_names)} "
+                "(map them with --columns lemma=...,form=...,features=...)"
             )
         entries = []
         for number, record in enumerate(dataset, start=1):

@@ -63,7 +63,9 @@ class UniMorph(Corpus):
     def read(self, request: CorpusRequest) -> Lexicon:
         lang = request.require_lang(self.name)
         if not re.fullmatch(r"[a-z]{3}", lang):
-            raise InputError(f"corpus 'unimorph' expects an ISO 639-3 code like 'tur', not {lang!r}")
+            raise InputError(
+                f"corpus 'unimorph' expects an ISO 639-3 code like 'tur', not {lang!r}"
+            )
         path = self.table(request, lang)
         if path is None:
             path = request.root / "unimorph" / lang
@@ -74,7 +76,8 @@ class UniMorph(Corpus):
                 reason = getattr(error, "reason", None) or error
                 raise InputError(
                     f"UniMorph table for {lang!r} is not in {path.parent} and could not be "
-                    f"downloaded from {url} ({reason}); put the table (lemma<TAB>form<TAB>features) "
+                    f"downloaded from {url} ({reason}); "
+                    "put the table (lemma<TAB>form<TAB>features) "
                     f"at {path}.tsv or set --data-dir / PHONKIT_DATA"
                 ) from None
         return Lexicon.of(read_tsv(path).entries, f"unimorph/{lang}")

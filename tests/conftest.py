@@ -1,0 +1,83 @@
+"""Shared fixtures: a small real lexicon (Turkish paradigms from the bundled sample), a
+trained tiny run, and a way to call the CLI in-process with stdin, stdout and stderr apart."""
+
+from __future__ import annotations
+
+import io
+import lzma
+import sys
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+
+import pytest
+
+from phonkit.cli import main
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+TINY = ["--dim", "32", "--epochs", "2", "--batch-size", "32"]
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    """Run ``phonkit ARGS`` in-process; ``stdin`` is bytes (None: a terminal)."""
+
+    def invoke(*args: str, stdin: bytes | None = b"") -> Result:
+        if stdin is None:
+            fake = io.TextIOWrapper(io.BytesIO())
+            monkeypatch.setattr(fake, "isatty", lambda: True)
+        else:
+            fake = io.TextIOWrapper(io.BytesIO(stdin))
+        monkeypatch.setattr(sys, "stdin", fake)
+        capsys.readouterr()
+        try:
+            main(list(args))
+            code = 0
+        except SystemExit as done:
+            code = int(done.code or 0)
+        captured = capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    return invoke
+
+
+def sample_lines(paradigms: int) -> list[str]:
+    """The first ``paradigms`` paradigms of the bundled Turkish sample, as TSV lines."""
+    path = Path(str(files("phonkit") / "data" / "tur-sample.tsv.xz"))
+    with lzma.open(path, "rt", encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    lemmas: list[str] = []
+    kept = []
+    for line in lines:
+        lemma = line.split("\t")[0]
+        if lemma not in lemmas:
+            lemmas.append(lemma)
+        if len(lemmas) > paradigms:
+            break
+        kept.append(line)
+    return kept
+
+
+@pytest.fixture(scope="session")
+def lexicon_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("data") / "tur-small.tsv"
+    path.write_text("\n".join(sample_lines(12)) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def trained_run(tmp_path_factory, lexicon_file) -> Path:
+    """A tiny pi model trained for two epochs through the CLI."""
+    out = tmp_path_factory.mktemp("runs") / "tur-pi"
+    try:
+        main(["train", "--corpus", "tsv", "--path", str(lexicon_file), "--out", str(out), *TINY])
+    except SystemExit as done:
+        assert not done.code, "training the fixture run failed"
+    return out

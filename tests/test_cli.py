@@ -1,0 +1,206 @@
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import TINY
+
+
+def test_train_writes_a_complete_run_directory(trained_run):
+    for name in (
+        "config.json",
+        "vocab.json",
+        "model.pt",
+        "checkpoint.pt",
+        "metrics.json",
+        "predictions.tsv",
+        "train.tsv",
+        "dev.tsv",
+        "test.tsv",
+    ):
+        assert (trained_run / name).is_file(), name
+    config = json.loads((trained_run / "config.json").read_text())
+    assert config["variant"] == "pi" and config["model"]["dim"] == 32
+    assert config["split"]["train"] > 8 * config["split"]["test"] // 2
+    metrics = json.loads((trained_run / "metrics.json").read_text())
+    assert set(metrics) == {"dev", "test"}
+    assert set(metrics["test"]) == {"acc", "mld", "nll", "chrf"}
+    header = (trained_run / "predictions.tsv").read_text().splitlines()[0].split("\t")
+    assert header[:4] == ["lemma", "features", "gold", "prediction"]
+
+
+def test_predict_fills_gaps_and_passes_extra_columns(cli, trained_run):
+    lemma, form, bundle, _ = (trained_run / "test.tsv").read_text().splitlines()[0].split("\t")
+    stdin = f"{lemma}\t{bundle}\t\tx1\n{lemma}\t{bundle}\t--\tx2\n{lemma}\t{bundle}\tknown\tx3\n"
+    result = cli("predict", "-m", str(trained_run), stdin=stdin.encode())
+    assert result.code == 0, result.err
+    rows = [line.split("\t") for line in result.out.splitlines()]
+    assert [row[3] for row in rows] == ["x1", "x2", "x3"]
+    assert rows[0][2] and rows[0][2] == rows[1][2]
+    assert rows[2][2] == "known"
+    assert result.err == ""
+
+
+def test_predict_all_replaces_every_form(cli, trained_run, tmp_path):
+    lemma, _, bundle, _ = (trained_run / "test.tsv").read_text().splitlines()[0].split("\t")
+    path = tmp_path / "in.tsv"
+    path.write_text(f"{lemma}\t{bundle}\tknown\n")
+    result = cli("predict", "-m", str(trained_run), str(path), "--all")
+    assert result.code == 0 and result.out.split("\t")[2].strip() != "known"
+
+
+def test_empty_input_gives_empty_output(cli, trained_run):
+    result = cli("predict", "-m", str(trained_run), stdin=b"")
+    assert (result.code, result.out) == (0, "")
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        (
+            b"ev\tN;PL\ta\tb\nev\tN;SG\n",
+            "<stdin>:2: expected 4 (as on the first line) tab-separated columns, found 2",
+        ),
+        (b"ev\n", "<stdin>:1: expected 2 or 3 tab-separated columns, found 1"),
+        (b"\tN;PL\n", "<stdin>:1: empty lemma"),
+        (b"ev\t\n", "<stdin>:1: empty feature bundle"),
+        (b"\xfe\tN;PL\n", "<stdin>:1: not valid UTF-8 (byte 0xfe at column 1)"),
+        (b"qqqq\tN;PL\n", "<stdin>:1: lemma 'qqqq' is not in the model"),
+        (b"qqqq\tN;ZZZ\n", "(and 1 more unknown lemmas/features)"),
+    ],
+)
+def test_bad_predict_input_is_one_line_and_exit_2(cli, trained_run, stdin, message):
+    result = cli("predict", "-m", str(trained_run), stdin=stdin)
+    assert result.code == 2
+    assert message in result.err
+    assert result.err.count("\n") == 1 and result.out == ""
+
+
+def test_terminal_stdin_without_a_file_is_an_error(cli, trained_run):
+    result = cli("predict", "-m", str(trained_run), stdin=None)
+    assert result.code == 2 and "no input" in result.err
+
+
+def test_missing_and_unfinished_run_directories(cli, trained_run, tmp_path):
+    result = cli("predict", "-m", str(tmp_path / "nowhere"), stdin=b"ev\tN\n")
+    assert result.code == 2 and "not a phonkit run directory" in result.err
+    unfinished = tmp_path / "unfinished"
+    shutil.copytree(trained_run, unfinished)
+    (unfinished / "metrics.json").unlink()
+    result = cli("evaluate", "-m", str(unfinished))
+    assert result.code == 2 and "unfinished" in result.err and "--resume" in result.err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--corpus", "nope"],
+            "unknown corpus 'nope'; available: unimorph, conll2017, tsv, hf, sample",
+        ),
+        (
+            ["--corpus", "sample", "--lang", "xyz"],
+            "corpus 'sample' has no language 'xyz'; available: tur",
+        ),
+        (["--variant", "nope"], "unknown model variant 'nope'; available: pi, pd, joint"),
+        (["--device", "tpu"], "unknown device 'tpu'"),
+    ],
+)
+def test_unknown_names_are_usage_errors(cli, tmp_path, args, message):
+    result = cli("train", "--out", str(tmp_path / "r"), *args)
+    assert result.code == 2 and message in result.err
+    assert "Traceback" not in result.err
+
+
+def test_cuda_request_without_a_gpu_is_a_usage_error(cli, tmp_path):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    result = cli("train", "--device", "cuda", "--out", str(tmp_path / "r"))
+    assert result.code == 2 and "no CUDA GPU" in result.err
+
+
+def test_evaluate_scores_the_test_split(cli, trained_run):
+    result = cli("evaluate", "-m", str(trained_run))
+    assert result.code == 0
+    rows = dict(line.split("\t") for line in result.out.splitlines()[1:])
+    stored = json.loads((trained_run / "metrics.json").read_text())["test"]
+    assert float(rows["acc"]) == pytest.approx(stored["acc"], abs=1e-3)
+    assert float(rows["nll"]) == pytest.approx(stored["nll"], rel=1e-3)
+
+
+def test_unseen_gold_symbols_score_as_errors(cli, trained_run, tmp_path):
+    lemma, form, bundle, _ = (trained_run / "test.tsv").read_text().splitlines()[0].split("\t")
+    path = tmp_path / "gold.tsv"
+    path.write_text(f"{lemma}\t{bundle}\t{form}Ω\n")
+    result = cli("evaluate", "-m", str(trained_run), str(path))
+    assert result.code == 0, result.err
+    rows = dict(line.split("\t") for line in result.out.splitlines()[1:])
+    assert float(rows["acc"]) == 0.0 and float(rows["mld"]) >= 1.0
+
+
+def test_an_existing_run_is_not_overwritten_without_force(cli, trained_run):
+    result = cli("train", "--out", str(trained_run))
+    assert result.code == 2 and "--force" in result.err
+    assert (trained_run / "metrics.json").is_file()
+
+
+def test_resume_goes_on_from_the_last_checkpoint(cli, lexicon_file, tmp_path):
+    out = tmp_path / "r"
+    assert (
+        cli("train", "--corpus", "tsv", "--path", str(lexicon_file), "--out", str(out), *TINY).code
+        == 0
+    )
+    config = json.loads((out / "config.json").read_text())
+    config["training"]["epochs"] = 3
+    (out / "config.json").write_text(json.dumps(config))
+    (out / "metrics.json").unlink()  # as if training had been interrupted
+    result = cli("train", "--resume", "--out", str(out))
+    assert result.code == 0, result.err
+    assert "resuming after epoch 2" in result.err
+    assert "epoch 3/3" in result.err and "epoch 1/3" not in result.err
+    assert (out / "metrics.json").is_file()
+
+
+def test_embedded_default_trains_on_the_bundled_sample(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = cli("train", "--epochs", "1", "--dim", "16")
+    assert result.code == 0, result.err
+    assert "sample/tur: 14,352 entries" in result.err
+    assert (tmp_path / "runs" / "sample-tur-pi" / "metrics.json").is_file()
+
+
+def test_predict_into_a_closed_pipe_ends_quietly(trained_run):
+    lemma, _, bundle, _ = (trained_run / "test.tsv").read_text().splitlines()[0].split("\t")
+    stdin = f"{lemma}\t{bundle}\n".encode() * 20000
+    command = f"{sys.executable} -m phonkit predict -m {trained_run} | head -1"
+    done = subprocess.run(["bash", "-c", command], input=stdin, capture_output=True)
+    assert done.returncode == 0
+    assert done.stdout.count(b"\n") == 1
+    assert done.stderr == b""
+
+
+def test_corpora_and_plugins_list_the_built_ins(cli):
+    corpora = cli("corpora")
+    assert corpora.code == 0 and "sample\ttur\t" in corpora.out
+    plugins = cli("plugins", "--hook", "register_models")
+    names = [line.split("\t")[0] for line in plugins.out.splitlines()[1:]]
+    assert names == ["phonkit.default_plugins.models"]
+
+
+def test_stdout_carries_data_only(cli, trained_run):
+    result = cli("evaluate", "-m", str(trained_run))
+    assert result.out.splitlines()[0] == "metric\tvalue"
+    assert "ACC" in result.err
+
+
+@pytest.mark.skipif(os.name != "posix", reason="uses a shell")
+def test_python_dash_m_works(trained_run):
+    done = subprocess.run(
+        [sys.executable, "-m", "phonkit", "plugins"], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and "phonkit.default_plugins.corpora.unimorph" in done.stdout

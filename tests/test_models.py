@@ -1,0 +1,73 @@
+import pytest
+import torch
+
+from phonkit.decoding import decode, token_nll
+from phonkit.encoding import Example, Vocabularies, encode
+from phonkit.lexicon import Entry, segment
+from phonkit.phonology import ModelConfig
+from phonkit.plugins import lookup
+
+WORDS = [
+    ("ev", "N;SG", "ev"),
+    ("ev", "N;PL", "evler"),
+    ("kol", "N;SG", "kol"),
+    ("kol", "N;PL", "kollar"),
+    ("göz", "N;SG", "göz"),
+    ("göz", "N;PL", "gözler"),
+]
+
+
+def data():
+    examples = [Example(Entry(lemma, tuple(f.split(";")), w), segment(w)) for lemma, f, w in WORDS]
+    vocabularies = Vocabularies.build(examples)
+    return vocabularies, encode(examples, vocabularies)
+
+
+def build(variant, **config):
+    vocabularies, encoded = data()
+    model = lookup("models", variant)(
+        len(vocabularies.symbols), len(vocabularies.morphemes), ModelConfig(dim=16, **config)
+    )
+    return model, vocabularies, encoded
+
+
+@pytest.mark.parametrize("variant", ["pi", "pd", "joint"])
+def test_each_step_is_a_distribution_over_symbols(variant):
+    model, vocabularies, encoded = build(variant)
+    model.eval()
+    morphemes, inputs, targets = encoded.batch(torch.arange(len(encoded)))
+    log_probs = model(morphemes, inputs)
+    assert log_probs.shape == (len(WORDS), inputs.shape[1], len(vocabularies.symbols))
+    assert torch.allclose(log_probs.exp().sum(-1), torch.ones(log_probs.shape[:2]), atol=1e-5)
+
+
+@pytest.mark.parametrize("variant", ["pi", "pd", "joint"])
+def test_noise_is_drawn_in_training_and_off_at_evaluation(variant):
+    model, _, encoded = build(variant, sigma=1.0, dropout=0.0)
+    morphemes, inputs, _ = encoded.batch(torch.arange(len(encoded)))
+    model.eval()
+    assert torch.equal(model(morphemes, inputs), model(morphemes, inputs))
+    model.train()
+    assert not torch.equal(model(morphemes, inputs), model(morphemes, inputs))
+
+
+@pytest.mark.parametrize("variant", ["pi", "pd", "joint"])
+def test_training_learns_the_forms(variant):
+    torch.manual_seed(0)
+    model, vocabularies, encoded = build(variant, sigma=0.0, dropout=0.0)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.02)
+    morphemes, inputs, targets = encoded.batch(torch.arange(len(encoded)))
+    model.train()
+    for _ in range(150):
+        loss = token_nll(model, morphemes, inputs, targets).sum() / (targets != 0).sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    predicted = ["".join(vocabularies.symbols.decode(ids)) for ids in decode(model, morphemes, 12)]
+    assert predicted == [form for _, _, form in WORDS]
+
+
+def test_prior_is_half_the_squared_norm_of_morpheme_vectors():
+    model, _, _ = build("pi")
+    expected = 0.5 * model.morphemes.weight.pow(2).sum()
+    assert torch.isclose(model.prior(), expected)

@@ -1,0 +1,37 @@
+from conftest import sample_lines
+from phonkit.encoding import Example
+from phonkit.lexicon import Entry, segment
+from phonkit.split import paradigm_completion
+
+
+def examples(paradigms=30):
+    out = []
+    for line in sample_lines(paradigms):
+        lemma, form, bundle = line.split("\t")
+        out.append(Example(Entry(lemma, tuple(bundle.split(";")), form), segment(form)))
+    return out
+
+
+def test_split_is_80_10_10_and_covers_every_held_out_morpheme():
+    data = examples()
+    split = paradigm_completion(data, seed=3)
+    assert len(split.train) + len(split.dev) + len(split.test) == len(data)
+    assert abs(len(split.dev) - len(data) / 10) <= split.moved + 1
+    seen = {m for example in split.train for m in example.entry.morphemes}
+    for example in split.dev + split.test:
+        assert seen.issuperset(example.entry.morphemes)
+
+
+def test_split_is_seeded():
+    data = examples()
+    first, again, other = (paradigm_completion(data, seed) for seed in (1, 1, 2))
+    assert first.test == again.test
+    assert first.test != other.test
+
+
+def test_entries_with_unseen_morphemes_move_to_train():
+    data = examples(5)
+    rare = Example(Entry("yepyeni", ("N", "NOM", "SG"), "yepyeni"), segment("yepyeni"))
+    splits = [paradigm_completion(data + [rare], seed) for seed in range(20)]
+    assert all(rare in split.train for split in splits)
+    assert any(split.moved >= 1 for split in splits)
