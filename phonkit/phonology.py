@@ -92,10 +92,6 @@ class Phonology(nn.Module):
         first = torch.full((morphemes.shape[0],), BOS_ID, dtype=torch.long, device=morphemes.device)
         return first, self.context(morphemes), None
 
-    def prior(self) -> Tensor:
-        """``1/2 ||m||^2`` summed over morphemes: the negative log of the N(0, I) prior."""
-        return 0.5 * self.morphemes.weight.float().pow(2).sum()
-
 
 def attention(states: Tensor, vectors: Tensor, mask: Tensor, bilinear: nn.Linear) -> Tensor:
     """``alpha_ti = softmax_i(h_t^T T m_i)`` over a word's morphemes: ``(batch, time, M)``."""

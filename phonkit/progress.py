@@ -55,8 +55,7 @@ class TrainingProgress:
             f"dev acc {record.dev_acc:.1f}  lr {record.lr:.2g}  "
             f"{record.forms_per_second:,.0f} forms/s{'  *' if record.best else ''}"
         )
-        if not self.console.is_terminal:
-            say(f"epoch {record.epoch}/{self.epochs}  {figures}")
+        say(f"epoch {record.epoch}/{self.epochs}  {figures}")
         self.progress.update(
             self.task,
             completed=0,

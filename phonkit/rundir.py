@@ -44,6 +44,10 @@ class Run:
         force: bool,
     ) -> Run:
         if path.exists() and any(path.iterdir()):
+            if not (path / "config.json").is_file():
+                raise InputError(
+                    f"{path} is not empty and holds no phonkit run; choose another --out"
+                )
             if not force:
                 raise InputError(
                     f"{path} already holds a run; pass --force to replace it, or --resume to go on"

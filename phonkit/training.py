@@ -87,14 +87,8 @@ class Trainer:
         self.config = config
         self.device = device
         self.max_length = max_length
-        underlying_forms = [self.model.morphemes.weight]
-        rest = [p for p in self.model.parameters() if p is not self.model.morphemes.weight]
-        self.optimizer = torch.optim.Adam(
-            [
-                {"params": rest, "lr": config.lr},
-                {"params": underlying_forms, "lr": config.lr * config.uf_lr_scale},
-            ]
-        )
+        self.total_tokens = float(train.lengths.sum())
+        self.optimizer = torch.optim.Adam(self.parameter_groups(), fused=True)
         self.scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
             self.optimizer, mode="min", factor=0.5, patience=config.patience
         )
@@ -102,7 +96,24 @@ class Trainer:
         self.best = float("inf")
         self.history: list[EpochRecord] = []
         self.generator = torch.Generator().manual_seed(config.seed)
-        self.total_tokens = float(train.lengths.sum())
+
+    def parameter_groups(self) -> list[dict[str, Any]]:
+        """The morpheme vectors learn at ``uf_lr_scale`` times the rate of the rest, under the
+        N(0, I) prior: its gradient, ``m`` per symbol of the training set, is Adam's (L2)
+        weight decay ``prior_weight / N`` — the same update as adding ``½||m||² / N`` to the
+        loss of every batch, without computing it."""
+        vectors = self.model.morphemes.weight
+        return [
+            {
+                "params": [p for p in self.model.parameters() if p is not vectors],
+                "lr": self.config.lr,
+            },
+            {
+                "params": [vectors],
+                "lr": self.config.lr * self.config.uf_lr_scale,
+                "weight_decay": self.config.prior_weight / self.total_tokens,
+            },
+        ]
 
     def state(self) -> dict[str, Any]:
         return {
@@ -141,7 +152,6 @@ class Trainer:
         """One pass over the training data; the mean loss per symbol."""
         self.model.train()
         total = torch.zeros((), device=self.device)
-        prior_scale = self.config.prior_weight / self.total_tokens
         for index in bucketed_batches(
             self.train_data.lengths, self.config.batch_size, self.generator
         ):
@@ -149,7 +159,7 @@ class Trainer:
             with autocast(self.device):
                 nll = token_nll(self.model, morphemes, inputs, targets).sum()
             tokens = (targets != 0).sum()
-            loss = nll / tokens + prior_scale * self.model.prior()
+            loss = nll / tokens
             self.optimizer.zero_grad(set_to_none=True)
             loss.backward()
             self.optimizer.step()

@@ -204,3 +204,12 @@ def test_python_dash_m_works(trained_run):
         [sys.executable, "-m", "phonkit", "plugins"], capture_output=True, text=True
     )
     assert done.returncode == 0 and "phonkit.default_plugins.corpora.unimorph" in done.stdout
+
+
+def test_force_never_deletes_a_directory_that_is_not_a_run(cli, tmp_path):
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("years of work")
+    result = cli("train", "--out", str(precious), "--force")
+    assert result.code == 2 and "holds no phonkit run" in result.err
+    assert (precious / "thesis.tex").read_text() == "years of work"

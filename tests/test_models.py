@@ -67,7 +67,18 @@ def test_training_learns_the_forms(variant):
     assert predicted == [form for _, _, form in WORDS]
 
 
-def test_prior_is_half_the_squared_norm_of_morpheme_vectors():
-    model, _, _ = build("pi")
-    expected = 0.5 * model.morphemes.weight.pow(2).sum()
-    assert torch.isclose(model.prior(), expected)
+def test_the_prior_pulls_morpheme_vectors_towards_zero():
+    from pathlib import Path
+
+    from phonkit.rundir import Run
+    from phonkit.training import TrainConfig, Trainer
+
+    model, _, encoded = build("pi")
+    config = TrainConfig(prior_weight=2.0, uf_lr_scale=10.0)
+    trainer = Trainer(Run(Path("unused")), model, encoded, encoded, config, torch.device("cpu"), 9)
+    rest, vectors = trainer.optimizer.param_groups
+    assert vectors["params"] == [model.morphemes.weight]
+    assert vectors["lr"] == pytest.approx(10 * rest["lr"])
+    symbols = float(encoded.lengths.sum())
+    assert vectors["weight_decay"] == pytest.approx(2.0 / symbols)
+    assert rest["weight_decay"] == 0
