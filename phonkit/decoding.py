@@ -9,9 +9,9 @@ from torch import Tensor
 
 from phonkit.encoding import Encoded, bucketed_batches
 from phonkit.lexicon import EOS_ID, PAD_ID, UNK_ID
-from phonkit.phonology import Phonology
+from phonkit.phonology import Phonology, select
 
-CHECK_EVERY = 8  # steps between checks that every word has ended (each check syncs the device)
+CHECK_EVERY = 4  # steps between checks that every word has ended (each check syncs the device)
 
 
 def autocast(device: torch.device):
@@ -23,19 +23,27 @@ def autocast(device: torch.device):
 
 @torch.no_grad()
 def greedy(model: Phonology, morphemes: Tensor, max_length: int) -> list[list[int]]:
-    """The most probable symbol at each step until EOS, for a batch of words ``(B, M)``."""
+    """The most probable symbol at each step until EOS, for a batch of words ``(B, M)``.
+
+    Every ``CHECK_EVERY`` steps the words that have ended leave the batch, so the work
+    follows the number of words still being spelled out."""
     previous, context, state = model.start(morphemes)
-    batch = morphemes.shape[0]
-    output = torch.full((batch, max_length), EOS_ID, dtype=torch.long, device=morphemes.device)
-    ended = torch.zeros(batch, dtype=torch.bool, device=morphemes.device)
+    device = morphemes.device
+    output = torch.full((morphemes.shape[0], max_length), EOS_ID, dtype=torch.long, device=device)
+    active = torch.arange(morphemes.shape[0], device=device)
+    ended = torch.zeros_like(active, dtype=torch.bool)
     for step in range(max_length):
         log_probs, state = model.step(previous, context, state)
         log_probs[:, UNK_ID] = float("-inf")  # UNK is never a prediction
-        previous = log_probs.argmax(-1).masked_fill(ended, EOS_ID)
-        output[:, step] = previous
+        previous = log_probs.argmax(-1)
+        output[active, step] = previous
         ended |= previous == EOS_ID
-        if step % CHECK_EVERY == CHECK_EVERY - 1 and bool(ended.all()):
-            break
+        if step % CHECK_EVERY == CHECK_EVERY - 1:
+            going = ~ended
+            if not bool(going.any()):
+                break
+            active, previous, ended = active[going], previous[going], ended[going]
+            context, state = select(context, going), state.select(going)
     rows = output.tolist()
     return [row[: row.index(EOS_ID)] if EOS_ID in row else row for row in rows]
 

@@ -53,9 +53,10 @@ class Encoded:
     def to(self, device: torch.device) -> Encoded:
         return Encoded(self.morphemes.to(device), self.symbols.to(device), self.lengths.to(device))
 
-    def batch(self, index: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-        """Morphemes, decoder inputs and targets of the rows ``index``, trimmed to their length."""
-        width = int(self.lengths[index].max())
+    def batch(self, index: Tensor, width: int | None = None) -> tuple[Tensor, Tensor, Tensor]:
+        """Morphemes, decoder inputs and targets of the rows ``index``, trimmed to their length
+        (``width``, the longest target; pass it to spare a GPU a synchronisation)."""
+        width = width or int(self.lengths[index].max())
         symbols = self.symbols[index, : width + 1]
         morphemes = self.morphemes[index]
         return morphemes, symbols[:, :-1], symbols[:, 1:]

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
 from phonkit.lexicon import BOS_ID, PAD_ID
@@ -28,6 +29,27 @@ class ModelConfig:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass
+class DecoderState:
+    """The LSTM's hidden and cell states during decoding, and its input-gate table."""
+
+    hidden: Tensor
+    cell: Tensor
+    table: Tensor
+
+    def select(self, rows: Tensor) -> DecoderState:
+        return DecoderState(self.hidden[rows], self.cell[rows], self.table)
+
+
+def select(context: Any, rows: Tensor) -> Any:
+    """The rows of a variant's decoding context (tensors with the batch first, in tuples)."""
+    if isinstance(context, Tensor):
+        return context[rows]
+    if isinstance(context, tuple):
+        return tuple(select(part, rows) for part in context)
+    return context
 
 
 class Phonology(nn.Module):
@@ -82,15 +104,28 @@ class Phonology(nn.Module):
         states, _ = self.decoder(self.dropout(self.symbols(inputs)))
         return self.emit(states, context)
 
-    def step(self, previous: Tensor, context: Any, state: Any) -> tuple[Tensor, Any]:
-        """One decoding step from the previous symbols ``(batch,)``."""
-        states, state = self.decoder(self.symbols(previous)[:, None], state)
-        return self.emit(states, context)[:, 0], state
+    def start(self, morphemes: Tensor) -> tuple[Tensor, Any, DecoderState]:
+        """The first input (BOS), the context and the initial LSTM state of decoding."""
+        batch, device = morphemes.shape[0], morphemes.device
+        first = torch.full((batch,), BOS_ID, dtype=torch.long, device=device)
+        zeros = torch.zeros(batch, self.config.dim, device=device)
+        return first, self.context(morphemes), DecoderState(zeros, zeros, self.input_gates())
 
-    def start(self, morphemes: Tensor) -> tuple[Tensor, Any, None]:
-        """The first input (BOS) and context of decoding."""
-        first = torch.full((morphemes.shape[0],), BOS_ID, dtype=torch.long, device=morphemes.device)
-        return first, self.context(morphemes), None
+    def input_gates(self) -> Tensor:
+        """``W_ih e_s + b_ih + b_hh`` for every symbol s: at evaluation (no dropout) the LSTM's
+        input side is a table lookup, which halves the work of a decoding step."""
+        return F.linear(self.symbols.weight, self.decoder.weight_ih_l0, self.decoder.bias_ih_l0) + (
+            self.decoder.bias_hh_l0
+        )
+
+    def step(self, previous: Tensor, context: Any, state: DecoderState) -> tuple[Tensor, Any]:
+        """One decoding step from the previous symbols ``(batch,)``: the LSTM cell (gate order
+        i, f, g, o, as in ``nn.LSTM``) and the variant's output distribution."""
+        gates = state.table[previous] + state.hidden @ self.decoder.weight_hh_l0.T
+        i, f, g, o = gates.chunk(4, dim=-1)
+        cell = torch.sigmoid(f) * state.cell + torch.sigmoid(i) * torch.tanh(g)
+        hidden = torch.sigmoid(o) * torch.tanh(cell)
+        return self.emit(hidden[:, None], context)[:, 0], DecoderState(hidden, cell, state.table)
 
 
 def attention(states: Tensor, vectors: Tensor, mask: Tensor, bilinear: nn.Linear) -> Tensor:

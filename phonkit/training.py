@@ -83,6 +83,7 @@ class Trainer:
         self.run = run
         self.model = model.to(device)
         self.train_data = train.to(device)
+        self.train_lengths = train.lengths  # on the CPU: batch widths without device syncs
         self.dev_data = dev
         self.config = config
         self.device = device
@@ -152,10 +153,9 @@ class Trainer:
         """One pass over the training data; the mean loss per symbol."""
         self.model.train()
         total = torch.zeros((), device=self.device)
-        for index in bucketed_batches(
-            self.train_data.lengths, self.config.batch_size, self.generator
-        ):
-            morphemes, inputs, targets = self.train_data.batch(index.to(self.device))
+        for index in bucketed_batches(self.train_lengths, self.config.batch_size, self.generator):
+            width = int(self.train_lengths[index].max())
+            morphemes, inputs, targets = self.train_data.batch(index.to(self.device), width)
             with autocast(self.device):
                 nll = token_nll(self.model, morphemes, inputs, targets).sum()
             tokens = (targets != 0).sum()
