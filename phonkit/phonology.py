@@ -121,7 +121,7 @@ class Phonology(nn.Module):
     def step(self, previous: Tensor, context: Any, state: DecoderState) -> tuple[Tensor, Any]:
         """One decoding step from the previous symbols ``(batch,)``: the LSTM cell (gate order
         i, f, g, o, as in ``nn.LSTM``) and the variant's output distribution."""
-        gates = state.table[previous] + state.hidden @ self.decoder.weight_hh_l0.T
+        gates = torch.addmm(state.table[previous], state.hidden, self.decoder.weight_hh_l0.T)
         i, f, g, o = gates.chunk(4, dim=-1)
         cell = torch.sigmoid(f) * state.cell + torch.sigmoid(i) * torch.tanh(g)
         hidden = torch.sigmoid(o) * torch.tanh(cell)

@@ -110,3 +110,13 @@ def test_the_hook_contract_is_documented():
         "register_commands",
     ):
         assert textwrap.dedent(getattr(hookspecs, hook).__doc__ or "").strip(), hook
+
+
+def test_the_plugin_docs_list_every_hook():
+    from pathlib import Path
+
+    from phonkit import hookspecs
+
+    docs = (Path(__file__).parents[1] / "docs" / "plugins.md").read_text(encoding="utf-8")
+    hooks = [name for name in dir(hookspecs) if name.startswith("register_")]
+    assert hooks and all(f"`{hook}(" in docs for hook in hooks)

@@ -1,0 +1,58 @@
+"""Phonologically aware errors for phonkit, from panphon's articulatory features
+(David R. Mortensen et al., "PanPhon", COLING 2016).
+
+An edit that swaps [p] for [b] changes one feature (voice) and costs little; [p] for [a]
+changes most of them and costs much more. Plain edit distance (phonkit's ``mld``) charges
+both the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+
+from phonkit.hookspecs import hookimpl
+from phonkit.metrics import Metric, Scored
+
+
+class PanPhonMetric(Metric):
+    higher_is_better = False
+
+    @cached_property
+    def distance(self):
+        import panphon.distance
+
+        return panphon.distance.Distance()
+
+    @cached_property
+    def table(self):
+        import panphon.featuretable
+
+        return panphon.featuretable.FeatureTable()
+
+    def item_scores(self, items: Sequence[Scored]) -> list[float]:
+        """Feature edit distance of each prediction to its gold form (IPA symbols)."""
+        return [
+            self.distance.feature_edit_distance("".join(item.prediction), "".join(item.gold))
+            for item in items
+        ]
+
+
+class FeatureEditDistance(PanPhonMetric):
+    name = "fed"
+    description = "mean feature-weighted edit distance to the gold IPA form (panphon)"
+
+
+class FeatureErrorRate(PanPhonMetric):
+    name = "fer"
+    description = "feature edit distance per gold IPA segment, over all forms (panphon)"
+
+    def score(self, items: Sequence[Scored]) -> float:
+        segments = sum(len(self.table.ipa_segs("".join(item.gold))) for item in items)
+        return sum(self.item_scores(items)) / segments if segments else float("nan")
+
+
+@hookimpl
+def register_metrics(register):
+    register(FeatureEditDistance())
+    register(FeatureErrorRate())

@@ -1,0 +1,33 @@
+import pytest
+
+from phonkit.metrics import Scored
+from phonkit.plugins import plugin_infos, registry
+
+pytest.importorskip("phonkit_panphon")
+
+
+def item(prediction: str, gold: str) -> Scored:
+    return Scored(tuple(prediction), tuple(gold), 0.0)
+
+
+def test_the_plugin_is_installed_and_registers_its_metrics():
+    assert {"fed", "fer"} <= set(registry("metrics"))
+    info = {p.name: p for p in plugin_infos()}["panphon"]
+    assert info.version == "0.1.0" and info.hooks == ("register_metrics",)
+
+
+def test_a_voicing_error_costs_less_than_a_consonant_for_a_vowel():
+    fed = registry("metrics")["fed"]
+    voicing, vowel = fed.item_scores([item("bat", "pat"), item("aat", "pat")])
+    assert 0 < voicing < vowel
+
+
+def test_a_perfect_prediction_has_no_feature_error():
+    fer = registry("metrics")["fer"]
+    assert fer.score([item("pat", "pat"), item("kɪt", "kɪt")]) == 0.0
+
+
+def test_feature_error_rate_is_per_gold_segment():
+    fed, fer = registry("metrics")["fed"], registry("metrics")["fer"]
+    items = [item("bat", "pat"), item("pat", "pat")]
+    assert fer.score(items) == pytest.approx(sum(fed.item_scores(items)) / 6)
