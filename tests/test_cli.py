@@ -27,7 +27,7 @@ def test_train_writes_a_complete_run_directory(trained_run):
     assert config["split"]["train"] > 8 * config["split"]["test"] // 2
     metrics = json.loads((trained_run / "metrics.json").read_text())
     assert set(metrics) == {"dev", "test"}
-    assert set(metrics["test"]) == {"acc", "mld", "nll", "chrf"}
+    assert {"acc", "mld", "nll", "chrf"} <= set(metrics["test"])
     header = (trained_run / "predictions.tsv").read_text().splitlines()[0].split("\t")
     assert header[:4] == ["lemma", "features", "gold", "prediction"]
 
