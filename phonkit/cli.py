@@ -240,6 +240,107 @@ def corpora(data_dir: DataDir = None) -> None:
     sys.stdout.write(format_rows([("corpus", "languages", "description"), *rows]))
 
 
+uf_app = typer.Typer(help="Look at the learned underlying forms (UFs) of a run's morphemes.")
+app.add_typer(uf_app, name="uf")
+
+
+@uf_app.command("export")
+def uf_export(
+    model: RunDir,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Output prefix: PREFIX.vectors.tsv etc.")
+    ],
+    format: Annotated[str, typer.Option(help="tsv (TensorBoard projector) or npy.")] = "tsv",
+) -> None:
+    """Write the morpheme vectors and a metadata table (morpheme, kind, frequency, attributes)."""
+    import numpy as np
+
+    from phonkit.rundir import Run
+    from phonkit.tsv import format_rows, write_atomic
+    from phonkit.underlying_forms import Inventory
+
+    inventory = Inventory.of(Run.open(model))
+    names = inventory.attribute_names()
+    columns = [inventory.attribute(name) for name in names]
+    metadata = [["morpheme", *names]] + [
+        [morpheme, *(column[i] for column in columns)]
+        for i, morpheme in enumerate(inventory.morphemes)
+    ]
+    write_atomic(Path(f"{out}.metadata.tsv"), format_rows(metadata))
+    if format == "tsv":
+        rows = ([f"{value:.6g}" for value in vector] for vector in inventory.vectors)
+        write_atomic(Path(f"{out}.vectors.tsv"), format_rows(rows))
+    elif format == "npy":
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        np.save(f"{out}.npy", inventory.vectors)
+    else:
+        raise InputError(f"unknown format {format!r}; use tsv or npy")
+
+
+@uf_app.command("plot")
+def uf_plot(
+    model: RunDir,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Figure file: .png, .svg or .pdf.")],
+    method: Annotated[str, typer.Option(help="pca or tsne.")] = "tsne",
+    kind: Annotated[str, typer.Option(help="stems, features or both.")] = "stems",
+    color_by: Annotated[str, typer.Option(help="Attribute that colours the points.")] = "kind",
+    labels: Annotated[int, typer.Option(help="At most this many labels.")] = 25,
+    seed: Annotated[int, typer.Option(help="Seed of the projection.")] = 0,
+) -> None:
+    """Project the UFs to 2-D and draw them, coloured by an attribute."""
+    from phonkit.rundir import Run
+    from phonkit.underlying_forms import Inventory, plot
+
+    if out.suffix not in (".png", ".svg", ".pdf"):
+        raise InputError(f"{out}: choose a .png, .svg or .pdf file")
+    plot(Inventory.of(Run.open(model)), out, method, kind, color_by, labels, seed)
+
+
+@uf_app.command("neighbours")
+def uf_neighbours(
+    model: RunDir,
+    morpheme: Annotated[
+        str, typer.Argument(help="A lemma (kitap), a feature (PL) or lemma:/feat: names.")
+    ],
+    n: Annotated[int, typer.Option("-n", help="How many neighbours.")] = 10,
+) -> None:
+    """Nearest morphemes by cosine similarity of their UFs: morpheme<TAB>kind<TAB>cosine."""
+    from phonkit.rundir import Run
+    from phonkit.tsv import format_rows
+    from phonkit.underlying_forms import Inventory, neighbours
+
+    rows = neighbours(Inventory.of(Run.open(model)), morpheme, n)
+    sys.stdout.write(
+        format_rows([("morpheme", "kind", "cosine"), *((m, k, f"{c:.4f}") for m, k, c in rows)])
+    )
+
+
+@uf_app.command("probe")
+def uf_probe(
+    model: RunDir,
+    attribute: Annotated[str, typer.Option(help="Attribute of the stems to predict.")] = "backness",
+    folds: Annotated[int, typer.Option(help="Cross-validation folds.")] = 5,
+) -> None:
+    """Cross-validated logistic-regression accuracy of an attribute from the stem UFs, against
+    the majority-class baseline: TSV on stdout."""
+    from phonkit.rundir import Run
+    from phonkit.tsv import format_rows
+    from phonkit.underlying_forms import Inventory, probe
+
+    result = probe(Inventory.of(Run.open(model)), attribute, folds)
+    classes = ",".join(f"{name}:{count}" for name, count in sorted(result.classes.items()))
+    header = ("attribute", "stems", "classes", "probe_acc", "probe_std", "majority_acc")
+    row = (
+        attribute,
+        result.items,
+        classes,
+        f"{result.accuracy:.1f}",
+        f"{result.accuracy_std:.1f}",
+        f"{result.baseline:.1f}",
+    )
+    sys.stdout.write(format_rows([header, row]))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: one clear line and exit 2 for bad input, quiet on a closed pipe."""
     from phonkit.plugins import PluginError, manager

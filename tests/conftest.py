@@ -77,7 +77,20 @@ def trained_run(tmp_path_factory, lexicon_file) -> Path:
     """A tiny pi model trained for two epochs through the CLI."""
     out = tmp_path_factory.mktemp("runs") / "tur-pi"
     try:
-        main(["train", "--corpus", "tsv", "--path", str(lexicon_file), "--out", str(out), *TINY])
+        main(
+            [
+                "train",
+                "--corpus",
+                "tsv",
+                "--lang",
+                "tur",
+                "--path",
+                str(lexicon_file),
+                "--out",
+                str(out),
+                *TINY,
+            ]
+        )
     except SystemExit as done:
         assert not done.code, "training the fixture run failed"
     return out
