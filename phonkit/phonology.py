@@ -126,9 +126,3 @@ class Phonology(nn.Module):
         cell = torch.sigmoid(f) * state.cell + torch.sigmoid(i) * torch.tanh(g)
         hidden = torch.sigmoid(o) * torch.tanh(cell)
         return self.emit(hidden[:, None], context)[:, 0], DecoderState(hidden, cell, state.table)
-
-
-def attention(states: Tensor, vectors: Tensor, mask: Tensor, bilinear: nn.Linear) -> Tensor:
-    """``alpha_ti = softmax_i(h_t^T T m_i)`` over a word's morphemes: ``(batch, time, M)``."""
-    scores = torch.einsum("btd,bmd->btm", bilinear(states), vectors)
-    return scores.masked_fill(~mask[:, None, :], float("-inf")).log_softmax(-1)

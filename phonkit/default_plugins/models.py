@@ -7,7 +7,7 @@ from torch import Tensor, nn
 
 from phonkit.hookspecs import hookimpl
 from phonkit.lexicon import PAD_ID
-from phonkit.phonology import ModelConfig, Phonology, attention
+from phonkit.phonology import ModelConfig, Phonology
 
 
 class PositionIndependent(Phonology):
@@ -27,15 +27,24 @@ class PositionIndependent(Phonology):
         return self.output(self.hidden(states, context)).log_softmax(-1)
 
 
-class PositionDependent(Phonology):
+class Attending(Phonology):
+    """A variant that attends over a word's morphemes at every position."""
+
+    def __init__(self, n_symbols: int, n_morphemes: int, config: ModelConfig):
+        super().__init__(n_symbols, n_morphemes, config)
+        self.bilinear = nn.Linear(config.dim, config.dim, bias=False)  # T
+
+    def log_attention(self, states: Tensor, vectors: Tensor, mask: Tensor) -> Tensor:
+        """``log alpha_ti``, ``alpha_ti = softmax_i(h_t^T T m_i)``: ``(batch, time, M)``."""
+        scores = torch.einsum("btd,bmd->btm", self.bilinear(states), vectors)
+        return scores.masked_fill(~mask[:, None, :], float("-inf")).log_softmax(-1)
+
+
+class PositionDependent(Attending):
     """``u_t = sum_i alpha_ti m_i + eps``, attention ``alpha_ti = softmax_i(h_t^T T m_i)``."""
 
     name = "pd"
     description = "position-dependent underlying form (attention over morphemes)"
-
-    def __init__(self, n_symbols: int, n_morphemes: int, config: ModelConfig):
-        super().__init__(n_symbols, n_morphemes, config)
-        self.bilinear = nn.Linear(config.dim, config.dim, bias=False)
 
     def context(self, morphemes: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         vectors = self.morpheme_vectors(morphemes)
@@ -44,20 +53,16 @@ class PositionDependent(Phonology):
 
     def emit(self, states: Tensor, context: tuple[Tensor, Tensor, Tensor]) -> Tensor:
         vectors, mask, eps = context
-        alpha = attention(states, vectors, mask, self.bilinear).exp()
+        alpha = self.log_attention(states, vectors, mask).exp()
         underlying_forms = torch.einsum("btm,bmd->btd", alpha, vectors) + eps
         return self.output(self.hidden(states, self.from_form(underlying_forms))).log_softmax(-1)
 
 
-class Joint(Phonology):
+class Joint(Attending):
     """No underlying form: ``p(s_t) = sum_i alpha_ti softmax(f([h_t; m_i]))``."""
 
     name = "joint"
     description = "joint model without underlying form (hard-attention mixture over morphemes)"
-
-    def __init__(self, n_symbols: int, n_morphemes: int, config: ModelConfig):
-        super().__init__(n_symbols, n_morphemes, config)
-        self.bilinear = nn.Linear(config.dim, config.dim, bias=False)
 
     def context(self, morphemes: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         vectors = self.morpheme_vectors(morphemes)
@@ -66,7 +71,7 @@ class Joint(Phonology):
 
     def emit(self, states: Tensor, context: tuple[Tensor, Tensor, Tensor]) -> Tensor:
         vectors, mask, projected = context
-        log_alpha = attention(states, vectors, mask, self.bilinear)  # (B, T, M)
+        log_alpha = self.log_attention(states, vectors, mask)  # (B, T, M)
         hidden = torch.tanh(self.from_state(states)[:, :, None, :] + projected[:, None, :, :])
         per_morpheme = self.output(hidden).log_softmax(-1)  # (B, T, M, |Sigma|)
         return (per_morpheme + log_alpha[..., None]).logsumexp(2)
