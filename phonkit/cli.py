@@ -11,6 +11,8 @@ import click
 import typer
 
 from phonkit.errors import InputError
+from phonkit.phonology import ModelConfig
+from phonkit.training import TrainConfig
 
 app = typer.Typer(
     help="Learn underlying forms of morphemes and predict the surface forms of paradigms "
@@ -46,7 +48,7 @@ def train(
     variant: Annotated[
         str, typer.Option(help="Model variant: pi, pd, joint, or a plugin's.")
     ] = "pi",
-    epochs: Annotated[int, typer.Option(help="Maximum number of epochs.")] = 30,
+    epochs: Annotated[int, typer.Option(help="Maximum number of epochs.")] = TrainConfig.epochs,
     out: Annotated[
         Path | None, typer.Option(help="Run directory [default: runs/CORPUS-LANG-VARIANT].")
     ] = None,
@@ -62,24 +64,32 @@ def train(
     ] = [],  # noqa: B006
     transcriber: Annotated[str, typer.Option(help="G2P transcriber for surface symbols.")] = "none",
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
-    seed: Annotated[int, typer.Option(help="Seed of the split, initialisation and batches.")] = 1,
-    dim: Annotated[int, typer.Option(help="Size d of underlying forms and the LSTM.")] = 200,
-    dropout: Annotated[float, typer.Option(help="Dropout on all embeddings.")] = 0.2,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the split, initialisation and batches.")
+    ] = TrainConfig.seed,
+    dim: Annotated[
+        int, typer.Option(help="Size d of underlying forms and the LSTM.")
+    ] = ModelConfig.dim,
+    dropout: Annotated[
+        float, typer.Option(help="Dropout on all embeddings.")
+    ] = ModelConfig.dropout,
     sigma: Annotated[
         float, typer.Option(help="Std of the training noise on underlying forms.")
-    ] = 0.03,
-    init_scale: Annotated[float, typer.Option(help="Std of the initial morpheme vectors.")] = 0.3,
+    ] = ModelConfig.sigma,
+    init_scale: Annotated[
+        float, typer.Option(help="Std of the initial morpheme vectors.")
+    ] = ModelConfig.init_scale,
     uf_lr_scale: Annotated[
         float, typer.Option(help="Learning rate of morpheme vectors relative to --lr.")
-    ] = 10.0,
+    ] = TrainConfig.uf_lr_scale,
     prior_weight: Annotated[
         float, typer.Option(help="Weight of the N(0, I) prior on morphemes.")
-    ] = 1.0,
-    batch_size: Annotated[int, typer.Option(help="Forms per batch.")] = 64,
-    lr: Annotated[float, typer.Option(help="Adam learning rate.")] = 1e-3,
+    ] = TrainConfig.prior_weight,
+    batch_size: Annotated[int, typer.Option(help="Forms per batch.")] = TrainConfig.batch_size,
+    lr: Annotated[float, typer.Option(help="Adam learning rate.")] = TrainConfig.lr,
     patience: Annotated[
         int, typer.Option(help="Epochs without dev improvement before halving lr.")
-    ] = 0,
+    ] = TrainConfig.patience,
     force: Annotated[bool, typer.Option(help="Replace an existing run directory.")] = False,
     resume: Annotated[
         bool, typer.Option(help="Go on training the unfinished run in --out.")
@@ -89,10 +99,8 @@ def train(
 
     With no arguments: the position-independent model on the bundled Turkish sample."""
     from phonkit.corpora import CorpusRequest
-    from phonkit.phonology import ModelConfig
     from phonkit.progress import metrics_table, say
     from phonkit.rundir import Run
-    from phonkit.training import TrainConfig
     from phonkit.workflow import TrainRequest, start_run, train_run
 
     if resume:

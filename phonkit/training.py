@@ -19,7 +19,7 @@ from phonkit.rundir import Run
 
 @dataclass
 class TrainConfig:
-    epochs: int = 50
+    epochs: int = 30
     batch_size: int = 64
     lr: float = 1e-3
     min_lr: float = 1e-5
