@@ -103,6 +103,8 @@ def train(
     from phonkit.rundir import Run
     from phonkit.workflow import TrainRequest, start_run, train_run
 
+    if epochs < 1 or batch_size < 1 or dim < 1:
+        raise InputError("--epochs, --batch-size and --dim must be at least 1")
     if resume:
         if out is None:
             raise InputError("--resume needs --out DIR, the run to go on with")

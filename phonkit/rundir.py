@@ -43,6 +43,8 @@ class Run:
         transcriber: Transcriber,
         force: bool,
     ) -> Run:
+        if path.exists() and not path.is_dir():
+            raise InputError(f"{path} is a file; --out needs a directory")
         if path.exists() and any(path.iterdir()):
             if not (path / "config.json").is_file():
                 raise InputError(

@@ -39,11 +39,17 @@ def surface_examples(lexicon: Lexicon, transcriber_name: str, lang: str | None) 
     """Attach surface symbols to every entry with the chosen transcriber."""
     transcriber = lookup("transcribers", transcriber_name)
     surfaces = transcriber.transcribe(lang or "", [entry.form for entry in lexicon.entries])
-    return [
+    examples = [
         Example(entry, surface)
-        for entry, surface in zip(lexicon.entries, surfaces, strict=False)
+        for entry, surface in zip(lexicon.entries, surfaces, strict=True)
         if surface
     ]
+    if len(examples) < len(lexicon.entries):
+        say(
+            f"warning: {transcriber_name} gave no symbols for "
+            f"{len(lexicon.entries) - len(examples):,} forms; they are left out"
+        )
+    return examples
 
 
 def split_examples(examples: list[Example], seed: int, name: str) -> Split:
