@@ -53,6 +53,7 @@ def main() -> None:
     parser.add_argument("--decode-batch", type=int, default=1024)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--dim", type=int, default=200)
+    parser.add_argument("--precision", default="auto", help="auto, fp32 or bf16")
     args = parser.parse_args()
 
     device = choose_device(args.device)
@@ -71,7 +72,8 @@ def main() -> None:
         where = torch.cuda.get_device_name()
     print(
         f"{lexicon.name}: {len(train)} training forms, mean length {mean_length - 1:.1f} symbols; "
-        f"d = {args.dim}, batch {args.batch_size} (decoding {args.decode_batch}); "
+        f"d = {args.dim}, batch {args.batch_size} (decoding {args.decode_batch}), "
+        f"precision {args.precision}; "
         f"{device.type} ({where}, {torch.get_num_threads()} threads), "
         f"torch {torch.__version__}"
     )
@@ -83,14 +85,14 @@ def main() -> None:
         model = variant(
             len(vocabularies.symbols), len(vocabularies.morphemes), ModelConfig(dim=args.dim)
         )
-        config = TrainConfig(batch_size=args.batch_size)
+        config = TrainConfig(batch_size=args.batch_size, precision=args.precision)
         trainer = Trainer(Run(Path("/nonexistent")), model, data, data, config, device, 64)
 
         def train_pass(trainer=trainer):
             trainer.train_epoch(lambda: None)
 
         def decode_pass(model=model, length=int(data.lengths.max()) + 1):
-            decode(model, data.morphemes, length, args.decode_batch)
+            decode(model, data.morphemes, length, args.decode_batch, args.precision)
 
         train_times = [timed(device, train_pass) for _ in range(args.repeats + 1)][1:]
         decode_times = [timed(device, decode_pass) for _ in range(args.repeats + 1)][1:]

@@ -30,6 +30,23 @@ DataDir = Annotated[
     typer.Option("--data-dir", help="Data root (else $PHONKIT_DATA, else the user data dir)."),
 ]
 
+Precision = Annotated[
+    str,
+    typer.Option(
+        help="auto (bfloat16 on CUDA, fp32 on the CPU), fp32, or bf16 (fast on CPUs "
+        "with bfloat16 units)."
+    ),
+]
+
+
+Precision = Annotated[
+    str,
+    typer.Option(
+        help="auto (bfloat16 on CUDA, fp32 on the CPU), fp32, or bf16 (fast on CPUs with "
+        "bfloat16 units; results may differ in the last digits)."
+    ),
+]
+
 
 def _options(pairs: list[str]) -> dict[str, str]:
     options = {}
@@ -64,6 +81,7 @@ def train(
     ] = [],  # noqa: B006
     transcriber: Annotated[str, typer.Option(help="G2P transcriber for surface symbols.")] = "none",
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
+    precision: Precision = TrainConfig.precision,
     seed: Annotated[
         int, typer.Option(help="Seed of the split, initialisation and batches.")
     ] = TrainConfig.seed,
@@ -127,6 +145,7 @@ def train(
                 patience=patience,
                 prior_weight=prior_weight,
                 uf_lr_scale=uf_lr_scale,
+                precision=precision,
                 seed=seed,
             ),
             device=device,
@@ -146,6 +165,7 @@ def predict(
         bool, typer.Option("--all", help="Predict every row, not only gaps.")
     ] = False,
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "cpu",
+    precision: Precision = "auto",
 ) -> None:
     """Fill paradigm gaps: reads lemma<TAB>features[<TAB>form|--], writes TSV to stdout."""
     from phonkit.prediction import check_known, fill, read_cells
@@ -159,7 +179,7 @@ def predict(
     with stream:
         cells = read_cells(stream, name)
     check_known(cells, run, name)
-    rows = fill(run, cells, all_rows, choose_device(device))
+    rows = fill(run, cells, all_rows, choose_device(device), precision)
     sys.stdout.write(format_rows(rows))
     sys.stdout.flush()
 
@@ -177,6 +197,7 @@ def evaluate(
         Path | None, typer.Option(help="Also write per-cell predictions here.")
     ] = None,
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "cpu",
+    precision: Precision = "auto",
 ) -> None:
     """Score a run on its test split or on a TSV with gold forms; metric<TAB>value on stdout."""
     from phonkit.encoding import Example
@@ -210,6 +231,7 @@ def evaluate(
         examples,
         run.vocabularies(),
         run.config["max_length"],
+        precision=precision,
     )
     if predictions:
         write_atomic(predictions, format_rows(result.rows(run.transcriber().joiner)))

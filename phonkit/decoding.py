@@ -8,16 +8,28 @@ import torch
 from torch import Tensor
 
 from phonkit.encoding import Encoded, bucketed_batches
+from phonkit.errors import InputError
 from phonkit.lexicon import EOS_ID, PAD_ID, UNK_ID
 from phonkit.phonology import Phonology, select
 
 CHECK_EVERY = 4  # steps between checks that every word has ended (each check syncs the device)
 
 
-def autocast(device: torch.device):
-    """Mixed precision (bfloat16) on CUDA; full precision elsewhere."""
-    if device.type == "cuda":
-        return torch.autocast("cuda", dtype=torch.bfloat16)
+PRECISIONS = ("auto", "fp32", "bf16")
+
+
+def check_precision(precision: str) -> None:
+    if precision not in PRECISIONS:
+        raise InputError(f"unknown precision {precision!r}; use {', '.join(PRECISIONS)}")
+
+
+def autocast(device: torch.device, precision: str = "auto"):
+    """Mixed precision: ``bf16`` autocasts matrix products to bfloat16, ``fp32`` never does,
+    ``auto`` does on CUDA only (on a CPU bf16 pays off only with native bfloat16 units,
+    such as AVX-512 BF16 or AMX, and changes results in the last digits)."""
+    check_precision(precision)
+    if precision == "bf16" or (precision == "auto" and device.type == "cuda"):
+        return torch.autocast(device.type, dtype=torch.bfloat16)
     return nullcontext()
 
 
@@ -50,13 +62,17 @@ def greedy(model: Phonology, morphemes: Tensor, max_length: int) -> list[list[in
 
 @torch.no_grad()
 def decode(
-    model: Phonology, morphemes: Tensor, max_length: int, batch_size: int = 1024
+    model: Phonology,
+    morphemes: Tensor,
+    max_length: int,
+    batch_size: int = 1024,
+    precision: str = "auto",
 ) -> list[list[int]]:
     """Greedy decoding of any number of words, in batches, in input order."""
     model.eval()
     device = next(model.parameters()).device
     results: list[list[int]] = [[] for _ in range(morphemes.shape[0])]
-    with autocast(device):
+    with autocast(device, precision):
         for index in torch.arange(morphemes.shape[0]).split(batch_size):
             for row, symbols in zip(
                 index.tolist(), greedy(model, morphemes[index].to(device), max_length), strict=False
@@ -73,12 +89,14 @@ def token_nll(model: Phonology, morphemes: Tensor, inputs: Tensor, targets: Tens
 
 
 @torch.no_grad()
-def surprisal(model: Phonology, data: Encoded, batch_size: int = 1024) -> Tensor:
+def surprisal(
+    model: Phonology, data: Encoded, batch_size: int = 1024, precision: str = "auto"
+) -> Tensor:
     """Per-word ``-log p(gold) / (length + 1)`` with underlying forms at their mean."""
     model.eval()
     device = next(model.parameters()).device
     out = torch.zeros(len(data))
-    with autocast(device):
+    with autocast(device, precision):
         for index in bucketed_batches(data.lengths, batch_size):
             morphemes, inputs, targets = (t.to(device) for t in data.batch(index))
             total = token_nll(model, morphemes, inputs, targets).sum(-1)

@@ -43,6 +43,7 @@ def evaluate(
     vocabularies: Vocabularies,
     max_length: int,
     metrics: dict[str, Metric] | None = None,
+    precision: str = "auto",
 ) -> Evaluation:
     """Greedy 1-best and gold surprisal for every example, scored by every metric.
 
@@ -50,8 +51,8 @@ def evaluate(
     cell counts as an error, and its surprisal is the model's (high) surprisal for UNK."""
     metrics = metrics if metrics is not None else registry("metrics")
     data = encode(examples, vocabularies)
-    predictions = decode(model, data.morphemes, max_length)
-    nll = surprisal(model, data).tolist() if len(data) else []
+    predictions = decode(model, data.morphemes, max_length, precision=precision)
+    nll = surprisal(model, data, precision=precision).tolist() if len(data) else []
     items = [
         Scored(tuple(vocabularies.symbols.decode(p)), example.surface, loss)
         for p, example, loss in zip(predictions, examples, nll, strict=False)

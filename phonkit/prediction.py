@@ -68,7 +68,9 @@ def check_known(cells: Iterable[Cell], run: Run, name: str) -> None:
         )
 
 
-def fill(run: Run, cells: list[Cell], every: bool, device: torch.device) -> list[list[str]]:
+def fill(
+    run: Run, cells: list[Cell], every: bool, device: torch.device, precision: str = "auto"
+) -> list[list[str]]:
     """The output rows: input columns with the gaps (or, with ``every``, all forms) predicted."""
     todo = [cell for cell in cells if every or cell.gap]
     vocabularies = run.vocabularies()
@@ -77,7 +79,7 @@ def fill(run: Run, cells: list[Cell], every: bool, device: torch.device) -> list
     if todo:
         model = run.load_model(device)
         morphemes = encode_morphemes([cell.entry for cell in todo], vocabularies)
-        outputs = decode(model, morphemes, run.config["max_length"])
+        outputs = decode(model, morphemes, run.config["max_length"], precision=precision)
         for cell, ids in zip(todo, outputs, strict=False):
             predicted[id(cell)] = joiner.join(vocabularies.symbols.decode(ids))
     return [

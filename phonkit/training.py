@@ -25,6 +25,7 @@ class TrainConfig:
     min_lr: float = 1e-5
     patience: int = 0  # epochs without dev improvement before the learning rate is halved
     prior_weight: float = 1.0  # weight of the N(0, I) prior on morpheme vectors
+    precision: str = "auto"  # auto (bf16 on CUDA, fp32 on the CPU), fp32 or bf16
     uf_lr_scale: float = 10.0  # learning rate of the morpheme vectors relative to the rest
     seed: int = 1
 
@@ -156,7 +157,7 @@ class Trainer:
         for index in bucketed_batches(self.train_lengths, self.config.batch_size, self.generator):
             width = int(self.train_lengths[index].max())
             morphemes, inputs, targets = self.train_data.batch(index.to(self.device), width)
-            with autocast(self.device):
+            with autocast(self.device, self.config.precision):
                 nll = token_nll(self.model, morphemes, inputs, targets).sum()
             tokens = (targets != 0).sum()
             loss = nll / tokens
@@ -169,10 +170,12 @@ class Trainer:
 
     def dev_figures(self) -> tuple[float, float]:
         """Dev loss (nats per symbol, u at its mean) and dev accuracy of greedy decoding."""
-        per_word = surprisal(self.model, self.dev_data)
+        per_word = surprisal(self.model, self.dev_data, precision=self.config.precision)
         lengths = self.dev_data.lengths.float()
         loss = float((per_word * lengths).sum() / lengths.sum())
-        predictions = decode(self.model, self.dev_data.morphemes, self.max_length)
+        predictions = decode(
+            self.model, self.dev_data.morphemes, self.max_length, precision=self.config.precision
+        )
         return loss, exact_matches(predictions, self.dev_data)
 
     def fit(self, advance: Callable[[], None], report: Callable[[EpochRecord], None]) -> None:

@@ -11,6 +11,7 @@ import torch
 
 from phonkit import __version__
 from phonkit.corpora import CorpusRequest
+from phonkit.decoding import check_precision
 from phonkit.encoding import Example, Vocabularies, encode
 from phonkit.errors import InputError
 from phonkit.evaluation import Evaluation, evaluate
@@ -70,6 +71,7 @@ def start_run(job: TrainRequest, out: Path, force: bool) -> Run:
     variant = lookup("models", job.variant)
     lookup("transcribers", job.transcriber)
     choose_device(job.device)
+    check_precision(job.training.precision)
     corpus = lookup("corpora", job.corpus)
     lexicon = corpus.read(job.request)
     examples = surface_examples(lexicon, job.transcriber, job.request.lang)
@@ -127,8 +129,9 @@ def finish_run(run: Run, device: torch.device) -> dict[str, dict[str, float]]:
     vocabularies = run.vocabularies()
     max_length = run.config["max_length"]
     joiner = run.transcriber().joiner
+    precision = run.config["training"].get("precision", "auto")
     results: dict[str, Evaluation] = {
-        split: evaluate(model, run.examples(split), vocabularies, max_length)
+        split: evaluate(model, run.examples(split), vocabularies, max_length, precision=precision)
         for split in ("dev", "test")
     }
     write_atomic(run.path / "predictions.tsv", format_rows(results["test"].rows(joiner)))

@@ -214,3 +214,14 @@ def test_force_never_deletes_a_directory_that_is_not_a_run(cli, tmp_path):
     result = cli("train", "--out", str(precious), "--force")
     assert result.code == 2 and "holds no phonkit run" in result.err
     assert (precious / "thesis.tex").read_text() == "years of work"
+
+
+def test_bfloat16_prediction_on_the_cpu(cli, trained_run):
+    lemma, _, bundle, _ = (trained_run / "test.tsv").read_text().splitlines()[0].split("\t")
+    stdin = f"{lemma}\t{bundle}\n".encode()
+    fp32 = cli("predict", "-m", str(trained_run), "--precision", "fp32", stdin=stdin)
+    bf16 = cli("predict", "-m", str(trained_run), "--precision", "bf16", stdin=stdin)
+    assert fp32.code == bf16.code == 0
+    assert bf16.out.split("\t")[:2] == fp32.out.split("\t")[:2]
+    bad = cli("predict", "-m", str(trained_run), "--precision", "fp8", stdin=stdin)
+    assert bad.code == 2 and "unknown precision 'fp8'; use auto, fp32, bf16" in bad.err
