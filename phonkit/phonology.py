@@ -25,7 +25,7 @@ class ModelConfig:
     dim: int = 200
     dropout: float = 0.2
     sigma: float = 0.03  # scale of the reparameterised noise on underlying forms (training only)
-    init_scale: float = 0.3  # std of the initial morpheme vectors (the prior's scale)
+    init_scale: float = 0.3  # std of the initial morpheme vectors (the prior stays N(0, I))
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
