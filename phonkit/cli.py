@@ -373,6 +373,28 @@ def uf_probe(
     sys.stdout.write(format_rows([header, row]))
 
 
+def _click_classes(name: str) -> tuple[type[BaseException], ...]:
+    """Click's exception class ``name`` and, where Typer ships its own copy of Click (Typer
+    0.2x), that copy's too: usage errors raised by either must end without a traceback."""
+    classes = [getattr(click.exceptions, name)]
+    try:
+        from typer._click import exceptions as vendored
+
+        classes.append(getattr(vendored, name))
+    except (ImportError, AttributeError):
+        pass
+    if name == "Exit":
+        classes.append(typer.Exit)
+    if name == "Abort":
+        classes.append(typer.Abort)
+    return tuple(dict.fromkeys(classes))
+
+
+EXITS = _click_classes("Exit")
+ABORTS = _click_classes("Abort")
+USAGE_ERRORS = _click_classes("ClickException")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: one clear line and exit 2 for bad input, quiet on a closed pipe."""
     from phonkit.plugins import PluginError, manager
@@ -380,11 +402,11 @@ def main(argv: list[str] | None = None) -> None:
     try:
         manager().hook.register_commands(app=app)
         app(args=argv, prog_name="phonkit", standalone_mode=False)
-    except click.exceptions.Exit as done:
+    except EXITS as done:
         sys.exit(done.exit_code)
-    except click.exceptions.Abort:
+    except ABORTS:
         sys.exit(_interrupted())
-    except click.ClickException as error:
+    except USAGE_ERRORS as error:
         error.show()
         sys.exit(error.exit_code)
     except InputError as error:

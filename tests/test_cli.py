@@ -225,3 +225,18 @@ def test_bfloat16_prediction_on_the_cpu(cli, trained_run):
     assert bf16.out.split("\t")[:2] == fp32.out.split("\t")[:2]
     bad = cli("predict", "-m", str(trained_run), "--precision", "fp8", stdin=stdin)
     assert bad.code == 2 and "unknown precision 'fp8'; use auto, fp32, bf16" in bad.err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["train", "--bogus"], "No such option: --bogus"),
+        (["predict"], "Missing option '--model'"),
+        (["uf", "neighbours", "-m", "x"], "Missing argument 'morpheme'"),
+        (["nosuch"], "No such command 'nosuch'"),
+    ],
+)
+def test_usage_errors_exit_2_without_a_traceback(cli, args, message):
+    result = cli(*args)
+    assert result.code == 2
+    assert message in result.err and "Traceback" not in result.err
