@@ -222,7 +222,8 @@ def test_bfloat16_prediction_on_the_cpu(cli, trained_run):
     fp32 = cli("predict", "-m", str(trained_run), "--precision", "fp32", stdin=stdin)
     bf16 = cli("predict", "-m", str(trained_run), "--precision", "bf16", stdin=stdin)
     assert fp32.code == bf16.code == 0
-    assert bf16.out.split("\t")[:2] == fp32.out.split("\t")[:2]
+    assert bf16.out.split("\t")[:2] == [lemma, bundle]
+    assert len(bf16.out.rstrip("\n").split("\t")) == len(fp32.out.rstrip("\n").split("\t")) == 3
     bad = cli("predict", "-m", str(trained_run), "--precision", "fp8", stdin=stdin)
     assert bad.code == 2 and "unknown precision 'fp8'; use auto, fp32, bf16" in bad.err
 
