@@ -11,6 +11,7 @@ import click
 import typer
 
 from phonkit.errors import InputError
+from phonkit.fitting import FitConfig
 from phonkit.phonology import ModelConfig
 from phonkit.training import TrainConfig
 
@@ -33,19 +34,12 @@ DataDir = Annotated[
 Precision = Annotated[
     str,
     typer.Option(
-        help="auto (bfloat16 on CUDA, fp32 on the CPU), fp32, or bf16 (fast on CPUs "
-        "with bfloat16 units)."
-    ),
-]
-
-
-Precision = Annotated[
-    str,
-    typer.Option(
         help="auto (bfloat16 on CUDA, fp32 on the CPU), fp32, or bf16 (fast on CPUs with "
         "bfloat16 units; results may differ in the last digits)."
     ),
 ]
+FitSteps = Annotated[int, typer.Option(help="Gradient steps fitting the UFs of new lemmas.")]
+FitLr = Annotated[float, typer.Option(help="Adam learning rate of that fit.")]
 
 
 def _options(pairs: list[str]) -> dict[str, str]:
@@ -80,6 +74,13 @@ def train(
         list[str], typer.Option("--corpus-option", "-O", help="KEY=VALUE for the corpus reader.")
     ] = [],  # noqa: B006
     transcriber: Annotated[str, typer.Option(help="G2P transcriber for surface symbols.")] = "none",
+    split: Annotated[
+        str,
+        typer.Option(
+            help="paradigms: hold out cells of seen paradigms; "
+            "lemmas: hold out whole paradigms (for evaluate --unseen-lemmas)."
+        ),
+    ] = "paradigms",
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
     precision: Precision = TrainConfig.precision,
     seed: Annotated[
@@ -137,6 +138,7 @@ def train(
             request=CorpusRequest(lang, data_dir, path, columns, _options(corpus_option)),
             transcriber=transcriber,
             variant=variant,
+            split=split,
             model=ModelConfig(dim=dim, dropout=dropout, sigma=sigma, init_scale=init_scale),
             training=TrainConfig(
                 epochs=epochs,
@@ -164,22 +166,44 @@ def predict(
     all_rows: Annotated[
         bool, typer.Option("--all", help="Predict every row, not only gaps.")
     ] = False,
+    beam: Annotated[int, typer.Option(help="Beam width (1: greedy).")] = 1,
+    nbest: Annotated[
+        int,
+        typer.Option(help="Hypotheses per predicted cell, one row each, with rank and log-prob."),
+    ] = 1,
+    score: Annotated[
+        bool, typer.Option("--score", help="Add the surprisal (nats per symbol) of each form.")
+    ] = False,
+    skip_unknown: Annotated[
+        bool,
+        typer.Option(
+            "--skip-unknown", help="Leave rows with unknown features or unfittable lemmas empty."
+        ),
+    ] = False,
+    fit_steps: FitSteps = FitConfig.steps,
+    fit_lr: FitLr = FitConfig.lr,
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "cpu",
     precision: Precision = "auto",
 ) -> None:
-    """Fill paradigm gaps: reads lemma<TAB>features[<TAB>form|--], writes TSV to stdout."""
-    from phonkit.prediction import check_known, fill, read_cells
+    """Fill paradigm gaps: reads lemma<TAB>features[<TAB>form|--], writes TSV to stdout.
+
+    Lemmas the model has never seen get an underlying form fitted to their known cells."""
+    from phonkit.prediction import PredictOptions, fill, read_cells
     from phonkit.rundir import Run
     from phonkit.training import choose_device
     from phonkit.tsv import format_rows, open_bytes, stdin_bytes
 
+    if min(beam, nbest, fit_steps + 1) < 1:
+        raise InputError("--beam and --nbest must be at least 1, --fit-steps at least 0")
     run = Run.open(model)
     name = str(file) if file else "<stdin>"
     stream = open_bytes(file) if file else stdin_bytes("predict TSV")
     with stream:
         cells = read_cells(stream, name)
-    check_known(cells, run, name)
-    rows = fill(run, cells, all_rows, choose_device(device), precision)
+    options = PredictOptions(
+        all_rows, beam, nbest, score, skip_unknown, precision, FitConfig(fit_steps, fit_lr)
+    )
+    rows = fill(run, cells, name, choose_device(device), options)
     sys.stdout.write(format_rows(rows))
     sys.stdout.flush()
 
@@ -196,36 +220,49 @@ def evaluate(
     predictions: Annotated[
         Path | None, typer.Option(help="Also write per-cell predictions here.")
     ] = None,
+    unseen_lemmas: Annotated[
+        bool,
+        typer.Option(
+            "--unseen-lemmas",
+            help="Score lemmas new to the model: reveal --known cells of each, fit their UFs, "
+            "score the other cells, beside an edit baseline (needs a run trained with "
+            "--split lemmas, or FILE with new lemmas).",
+        ),
+    ] = False,
+    known: Annotated[
+        str, typer.Option(help="With --unseen-lemmas: cells revealed per lemma, e.g. 1,2,4,8.")
+    ] = "1,2,4,8",
+    seed: Annotated[int, typer.Option(help="Seed of the cells revealed.")] = 1,
+    fit_steps: FitSteps = FitConfig.steps,
+    fit_lr: FitLr = FitConfig.lr,
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "cpu",
     precision: Precision = "auto",
 ) -> None:
-    """Score a run on its test split or on a TSV with gold forms; metric<TAB>value on stdout."""
-    from phonkit.encoding import Example
+    """Score a run on its test split or on a TSV with gold forms; metric<TAB>value on stdout
+    (with --unseen-lemmas: known<TAB>system<TAB>metric<TAB>value)."""
     from phonkit.evaluation import evaluate as score
-    from phonkit.prediction import check_known, read_cells
+    from phonkit.prediction import read_gold
     from phonkit.progress import metrics_table
     from phonkit.rundir import Run
     from phonkit.training import choose_device
-    from phonkit.tsv import format_rows, open_bytes, write_atomic
+    from phonkit.tsv import format_rows, write_atomic
 
     run = Run.open(model)
-    if file is None:
-        examples = run.examples("test")
-        label = "test"
-    else:
-        with open_bytes(file) as stream:
-            cells = read_cells(stream, str(file))
-        gaps = [cell for cell in cells if cell.gap]
-        if gaps:
-            raise InputError("no gold form to score against", f"{file}:{gaps[0].line}")
-        check_known(cells, run, str(file))
-        surfaces = run.transcriber().transcribe(
-            run.config["lang"] or "", [c.entry.form for c in cells]
+    if unseen_lemmas:
+        counts = _counts(known, "--known")
+        examples = run.examples("test") if file is None else read_gold(file, run, new_lemmas=True)
+        if file is None and run.config.get("protocol") != "lemmas":
+            raise InputError(
+                f"{run.path}: its test lemmas were seen in training (split "
+                f"{run.config.get('protocol', 'paradigms')!r}); train with --split lemmas, "
+                "or give a TSV of new lemmas"
+            )
+        _evaluate_unseen(
+            run, examples, counts, seed, FitConfig(fit_steps, fit_lr), device, precision
         )
-        examples = [
-            Example(cell.entry, surface) for cell, surface in zip(cells, surfaces, strict=False)
-        ]
-        label = str(file)
+        return
+    examples = run.examples("test") if file is None else read_gold(file, run, new_lemmas=False)
+    label = "test" if file is None else str(file)
     result = score(
         run.load_model(choose_device(device)),
         examples,
@@ -239,6 +276,49 @@ def evaluate(
     sys.stdout.write(
         format_rows([("metric", "value")] + [(k, f"{v:.6g}") for k, v in result.scores.items()])
     )
+
+
+def _counts(text: str, option: str) -> list[int]:
+    try:
+        counts = [int(part) for part in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise InputError(f"{option} takes positive whole numbers separated by commas, not {text!r}")
+    return counts
+
+
+def _evaluate_unseen(run, examples, counts, seed, fit, device, precision) -> None:
+    from phonkit.progress import metrics_table, say
+    from phonkit.training import choose_device
+    from phonkit.tsv import format_rows
+    from phonkit.unseen import score_unseen
+
+    rows: list[tuple[object, ...]] = [("known", "system", "metric", "value")]
+    dev = (
+        run.read_json("metrics.json").get("dev", {})
+        if run.config.get("protocol") == "lemmas"
+        else {}
+    )
+    tables = {}
+    if dev:
+        tables["seen lemmas (dev)"] = dev
+        rows += [("seen", "model", name, f"{value:.6g}") for name, value in dev.items()]
+    for known in counts:
+        shown, scores = score_unseen(
+            run, examples, known, seed, choose_device(device), fit, precision
+        )
+        say(
+            f"known {known}: {shown.lemmas:,} lemmas, {len(shown.held_out):,} cells scored "
+            f"({shown.too_small:,} lemmas with at most {known} cells left out)"
+        )
+        if not shown.lemmas:
+            continue
+        for system, figures in scores.items():
+            tables[f"{system}, {known} known"] = figures
+            rows += [(known, system, name, f"{value:.6g}") for name, value in figures.items()]
+    metrics_table(f"{run.path} on unseen lemmas", tables)
+    sys.stdout.write(format_rows(rows))
 
 
 @app.command()

@@ -1,4 +1,4 @@
-"""Batched greedy decoding and the surprisal of gold forms."""
+"""Batched greedy and beam-search decoding, and the log-probability of given forms."""
 
 from __future__ import annotations
 
@@ -61,6 +61,63 @@ def greedy(model: Phonology, morphemes: Tensor, max_length: int) -> list[list[in
 
 
 @torch.no_grad()
+def beam_search(
+    model: Phonology, morphemes: Tensor, max_length: int, width: int
+) -> list[list[tuple[list[int], float]]]:
+    """The ``width`` most probable spell-outs of each word ``(B, M)``, best first, each with
+    its log-probability (EOS included). A hypothesis that has ended stays in the beam at its
+    score, so ended and going hypotheses compete on probability alone."""
+    batch, device = morphemes.shape[0], morphemes.device
+    rows = torch.arange(batch, device=device).repeat_interleave(width)
+    previous, context, state = model.start(morphemes[rows])
+    scores = torch.full((batch, width), float("-inf"), device=device)
+    scores[:, 0] = 0.0  # one live hypothesis to begin with, so none is repeated
+    ended = torch.zeros(batch, width, dtype=torch.bool, device=device)
+    history = torch.full((batch * width, max_length), EOS_ID, dtype=torch.long, device=device)
+    offsets = torch.arange(batch, device=device)[:, None] * width
+    for step in range(max_length):
+        log_probs, state = model.step(previous, context, state)
+        log_probs = log_probs.float()
+        log_probs[:, UNK_ID] = float("-inf")
+        n_symbols = log_probs.shape[-1]
+        log_probs = log_probs.view(batch, width, n_symbols)
+        stay = torch.full_like(log_probs[0, 0], float("-inf"))
+        stay[EOS_ID] = 0.0  # an ended hypothesis only repeats EOS, at no cost
+        log_probs = torch.where(ended[..., None], stay, log_probs)
+        scores, flat = (scores[..., None] + log_probs).view(batch, -1).topk(width, dim=-1)
+        parent, previous = flat // n_symbols, flat % n_symbols
+        picked = (parent + offsets).view(-1)
+        history = history[picked]
+        history[:, step] = previous.view(-1)
+        ended = ended.gather(1, parent) | (previous == EOS_ID)
+        previous, state = previous.view(-1), state.select(picked)
+        if step % CHECK_EVERY == CHECK_EVERY - 1 and bool(ended.all()):
+            break
+    results = []
+    for word_scores, word_history in zip(
+        scores.tolist(), history.view(batch, width, -1).tolist(), strict=True
+    ):
+        results.append(
+            [
+                (row[: row.index(EOS_ID)] if EOS_ID in row else row, score)
+                for row, score in zip(word_history, word_scores, strict=True)
+                if score > float("-inf")
+            ]
+        )
+    return results
+
+
+def _in_batches(search, model: Phonology, morphemes: Tensor, batch_size: int, precision: str):
+    """Run ``search(model, batch)`` over ``morphemes`` in batches; results in input order."""
+    model.eval()
+    device = next(model.parameters()).device
+    results: list = []
+    with torch.no_grad(), autocast(device, precision):
+        for index in torch.arange(morphemes.shape[0]).split(batch_size):
+            results.extend(search(model, morphemes[index].to(device)))
+    return results
+
+
 def decode(
     model: Phonology,
     morphemes: Tensor,
@@ -69,16 +126,27 @@ def decode(
     precision: str = "auto",
 ) -> list[list[int]]:
     """Greedy decoding of any number of words, in batches, in input order."""
-    model.eval()
-    device = next(model.parameters()).device
-    results: list[list[int]] = [[] for _ in range(morphemes.shape[0])]
-    with autocast(device, precision):
-        for index in torch.arange(morphemes.shape[0]).split(batch_size):
-            for row, symbols in zip(
-                index.tolist(), greedy(model, morphemes[index].to(device), max_length), strict=False
-            ):
-                results[row] = symbols
-    return results
+    return _in_batches(
+        lambda m, batch: greedy(m, batch, max_length), model, morphemes, batch_size, precision
+    )
+
+
+def decode_nbest(
+    model: Phonology,
+    morphemes: Tensor,
+    max_length: int,
+    width: int,
+    batch_size: int = 256,
+    precision: str = "auto",
+) -> list[list[tuple[list[int], float]]]:
+    """Beam search of any number of words, in batches, in input order."""
+    return _in_batches(
+        lambda m, batch: beam_search(m, batch, max_length, width),
+        model,
+        morphemes,
+        batch_size,
+        precision,
+    )
 
 
 def token_nll(model: Phonology, morphemes: Tensor, inputs: Tensor, targets: Tensor) -> Tensor:
@@ -89,16 +157,22 @@ def token_nll(model: Phonology, morphemes: Tensor, inputs: Tensor, targets: Tens
 
 
 @torch.no_grad()
-def surprisal(
+def total_nll(
     model: Phonology, data: Encoded, batch_size: int = 1024, precision: str = "auto"
 ) -> Tensor:
-    """Per-word ``-log p(gold) / (length + 1)`` with underlying forms at their mean."""
+    """Per-word ``-log p(form)``, EOS included, with underlying forms at their mean."""
     model.eval()
     device = next(model.parameters()).device
     out = torch.zeros(len(data))
     with autocast(device, precision):
         for index in bucketed_batches(data.lengths, batch_size):
             morphemes, inputs, targets = (t.to(device) for t in data.batch(index))
-            total = token_nll(model, morphemes, inputs, targets).sum(-1)
-            out[index] = (total / data.lengths[index].to(device)).float().cpu()
+            out[index] = token_nll(model, morphemes, inputs, targets).sum(-1).float().cpu()
     return out
+
+
+def surprisal(
+    model: Phonology, data: Encoded, batch_size: int = 1024, precision: str = "auto"
+) -> Tensor:
+    """Per-word ``-log p(gold) / (length + 1)`` with underlying forms at their mean."""
+    return total_nll(model, data, batch_size, precision) / data.lengths.cpu()

@@ -166,6 +166,13 @@ class Vocabulary:
     def to_json(self) -> list[str]:
         return self.items[self.reserved :]
 
+    def extended(self, items: Iterable[str]) -> Vocabulary:
+        """A copy that also numbers ``items``, after every existing id (which stay as they are)."""
+        copy = Vocabulary((), self.items[: self.reserved])
+        copy.items = self.items + [item for item in dict.fromkeys(items) if item not in self]
+        copy.index = {item: number for number, item in enumerate(copy.items)}
+        return copy
+
 
 def morpheme_counts(entries: Iterable[Entry]) -> Counter[str]:
     return Counter(morpheme for entry in entries for morpheme in entry.morphemes)

@@ -1,19 +1,27 @@
-"""Filling paradigm gaps: read predict TSV, check it against the model, decode the gaps."""
+"""Filling paradigm gaps: read predict TSV, fit the UFs of new lemmas, decode the gaps.
+
+A lemma the model has never seen gets an underlying form fitted to its known cells
+(:mod:`phonkit.fitting`); features must be known to the model."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO
 
 import torch
 
-from phonkit.decoding import decode
-from phonkit.encoding import encode_morphemes
+from phonkit.decoding import autocast, decode, decode_nbest, total_nll
+from phonkit.encoding import Example, Vocabularies, encode, encode_morphemes
 from phonkit.errors import InputError, at
-from phonkit.lexicon import Entry, parse_features, parse_lemma
+from phonkit.fitting import FitConfig, fit_lemmas
+from phonkit.lexicon import FEATURE, LEMMA, Entry, parse_features, parse_lemma
+from phonkit.progress import say
 from phonkit.rundir import Run
-from phonkit.tsv import read_rows
+from phonkit.tsv import open_bytes, read_rows
 
 GAP = ("", "--")
 
@@ -51,10 +59,16 @@ def read_cells(stream: IO[bytes], name: str) -> list[Cell]:
     return cells
 
 
-def check_known(cells: Iterable[Cell], run: Run, name: str) -> None:
-    """Every morpheme must be in the model: name the first unknown one and how many there are."""
+def check_known(cells: Iterable[Cell], run: Run, name: str, skip_lemmas: bool = False) -> None:
+    """Every morpheme (with ``skip_lemmas``, every feature) must be in the model: name the
+    first unknown one and how many there are."""
     morphemes = run.vocabularies().morphemes
-    unknown = [(cell, m) for cell in cells for m in cell.entry.morphemes if m not in morphemes]
+    unknown = [
+        (cell, m)
+        for cell in cells
+        for m in cell.entry.morphemes[skip_lemmas:]
+        if m not in morphemes
+    ]
     if unknown:
         cell, first = unknown[0]
         kind, _, value = first.partition(":")
@@ -63,26 +77,209 @@ def check_known(cells: Iterable[Cell], run: Run, name: str) -> None:
         more = f" (and {others} more unknown lemmas/features)" if others else ""
         raise InputError(
             f"{kind} {value!r} is not in the model {run.path}{more}; "
-            "phonkit predicts only for lemmas and features seen in training",
+            "evaluate scores lemmas and features seen in training (new lemmas: --unseen-lemmas)",
             at(name, cell.line),
         )
 
 
-def fill(
-    run: Run, cells: list[Cell], every: bool, device: torch.device, precision: str = "auto"
-) -> list[list[str]]:
-    """The output rows: input columns with the gaps (or, with ``every``, all forms) predicted."""
-    todo = [cell for cell in cells if every or cell.gap]
+def read_gold(path: Path, run: Run, new_lemmas: bool) -> list[Example]:
+    """Scored cells from ``lemma<TAB>features<TAB>gold form``, transcribed like the run's
+    forms. Every morpheme must be known, except, with ``new_lemmas``, the lemmas, which must
+    then be new: cells of lemmas the model knows are left out, with a count."""
+    name = str(path)
+    with open_bytes(path) as stream:
+        cells = read_cells(stream, name)
+    gaps = [cell for cell in cells if cell.gap]
+    if gaps:
+        raise InputError("no gold form to score against", at(name, gaps[0].line))
+    if new_lemmas:
+        lemmas = run.vocabularies().morphemes
+        seen = [cell for cell in cells if cell.entry.morphemes[0] in lemmas]
+        if seen:
+            say(f"left out {len(seen):,} cells of lemmas the model has seen")
+        cells = [cell for cell in cells if cell.entry.morphemes[0] not in lemmas]
+        check_known(cells, run, name, skip_lemmas=True)
+    else:
+        check_known(cells, run, name)
+    surfaces = run.transcriber().transcribe(
+        run.config["lang"] or "", [cell.entry.form for cell in cells]
+    )
+    return [Example(cell.entry, surface) for cell, surface in zip(cells, surfaces, strict=True)]
+
+
+@dataclass
+class PredictOptions:
+    every: bool = False  # predict known cells too, not only gaps
+    beam: int = 1  # 1: greedy
+    nbest: int = 1  # hypotheses written per predicted cell (rank and log-probability columns)
+    score: bool = False  # add a column with the surprisal of each output form
+    skip_unknown: bool = False  # leave unpredictable cells empty instead of failing
+    precision: str = "auto"
+    fit: FitConfig = field(default_factory=FitConfig)
+
+
+@dataclass
+class Evidence:
+    """What the known cells tell: the examples a new lemma's UF is fitted to, and the cells
+    that cannot be predicted (unknown feature, or a new lemma with nothing to fit to)."""
+
+    examples: list[Example]
+    unpredictable: list[tuple[Cell, str]]  # the cell and why
+
+
+def gather_evidence(cells: Sequence[Cell], run: Run, surfaces: dict[int, tuple[str, ...]]):
+    """Sort the cells into evidence for new lemmas and unpredictable cells; warn about known
+    forms with unseen symbols (left out of the fit) and conflicting known cells (kept)."""
     vocabularies = run.vocabularies()
-    joiner = run.transcriber().joiner
-    predicted: dict[int, str] = {}
-    if todo:
-        model = run.load_model(device)
-        morphemes = encode_morphemes([cell.entry for cell in todo], vocabularies)
-        outputs = decode(model, morphemes, run.config["max_length"], precision=precision)
-        for cell, ids in zip(todo, outputs, strict=False):
-            predicted[id(cell)] = joiner.join(vocabularies.symbols.decode(ids))
-    return [
-        [cell.entry.lemma, cell.entry.bundle, predicted.get(id(cell), cell.entry.form), *cell.extra]
+    morphemes, symbols = vocabularies.morphemes, vocabularies.symbols
+    unknown_features = {
+        id(cell): next(f for f in cell.entry.features if FEATURE + f not in morphemes)
         for cell in cells
+        if not all(m in morphemes for m in cell.entry.morphemes[1:])
+    }
+    examples, unseen_symbols = [], 0
+    forms: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for cell in cells:
+        if cell.gap or id(cell) in unknown_features:
+            continue
+        forms[cell.entry.lemma, cell.entry.bundle].add(cell.entry.form)
+        if cell.entry.morphemes[0] in morphemes:
+            continue
+        if all(symbol in symbols for symbol in surfaces[id(cell)]):
+            examples.append(Example(cell.entry, surfaces[id(cell)]))
+        else:
+            unseen_symbols += 1
+    if unseen_symbols:
+        say(
+            f"warning: {unseen_symbols:,} known forms of new lemmas have symbols the model "
+            "never saw; their lemmas' underlying forms are fitted on the other known forms"
+        )
+    conflicts = sum(len(f) > 1 for f in forms.values())
+    if conflicts:
+        say(
+            f"warning: {conflicts:,} lemma and feature pairs have different known forms; "
+            "all of them are kept as evidence"
+        )
+    fitted = {example.entry.lemma for example in examples}
+    unpredictable = []
+    for cell in cells:
+        if id(cell) in unknown_features:
+            why = f"feature {unknown_features[id(cell)]!r} is not in the model {run.path}"
+            unpredictable.append((cell, why))
+        elif LEMMA + cell.entry.lemma not in morphemes and cell.entry.lemma not in fitted:
+            why = (
+                f"lemma {cell.entry.lemma!r} is not in the model {run.path} and has no known "
+                "form (with symbols the model knows) to fit its underlying form to"
+            )
+            unpredictable.append((cell, why))
+    return Evidence(examples, unpredictable)
+
+
+def check_predictable(evidence: Evidence, name: str, skip: bool) -> set[int]:
+    """Fail on the first unpredictable cell, or with ``skip``, count them and return their ids."""
+    if not evidence.unpredictable:
+        return set()
+    cell, why = evidence.unpredictable[0]
+    if not skip:
+        others = len(evidence.unpredictable) - 1
+        more = f" ({others:,} more such rows)" if others else ""
+        raise InputError(
+            f"{why}{more}; use --skip-unknown to leave such rows empty", at(name, cell.line)
+        )
+    say(f"skipped {len(evidence.unpredictable):,} rows that cannot be predicted, e.g. {why}")
+    return {id(cell) for cell, _ in evidence.unpredictable}
+
+
+def fill(
+    run: Run, cells: list[Cell], name: str, device: torch.device, options: PredictOptions
+) -> list[list[object]]:
+    """The output rows: input columns with the gaps (or, with ``every``, all forms) predicted;
+    with ``nbest`` > 1, one row per hypothesis with its rank and log-probability; with
+    ``score``, the surprisal of each output form last."""
+    transcriber = run.transcriber()
+    known = [cell for cell in cells if not cell.gap]
+    transcribed = transcriber.transcribe(run.config["lang"] or "", [c.entry.form for c in known])
+    surfaces = {id(cell): surface for cell, surface in zip(known, transcribed, strict=True)}
+    evidence = gather_evidence(cells, run, surfaces)
+    skipped = check_predictable(evidence, name, options.skip_unknown)
+    todo = [c for c in cells if (options.every or c.gap) and id(c) not in skipped]
+    needed = {cell.entry.lemma for cell in todo}
+    model = run.load_model(device)
+    with autocast(device, options.precision):
+        vocabularies = _fit(
+            model,
+            run.vocabularies(),
+            [example for example in evidence.examples if example.entry.lemma in needed],
+            options.fit,
+        )
+    hypotheses = _hypotheses(model, vocabularies, todo, run.config["max_length"], options)
+    outputs: list[tuple[Cell, tuple[str, ...] | None, object]] = []
+    for cell in cells:
+        if id(cell) in hypotheses:
+            outputs.extend(
+                (cell, symbols, rank) for rank, symbols in enumerate(hypotheses[id(cell)], 1)
+            )
+        else:
+            outputs.append((cell, surfaces.get(id(cell)), "given" if not cell.gap else ""))
+    scored = options.score or options.nbest > 1
+    scores = (
+        _nll(model, vocabularies, outputs, options.precision) if scored else [None] * len(outputs)
+    )
+    rows = []
+    for (cell, symbols, rank), nll in zip(outputs, scores, strict=True):
+        form = cell.entry.form if rank == "given" else transcriber.joiner.join(symbols or ())
+        row: list[object] = [cell.entry.lemma, cell.entry.bundle, form, *cell.extra]
+        if options.nbest > 1:
+            row += [rank, "" if nll is None else f"{-nll[0]:.4f}"]
+        if options.score:
+            row.append("" if nll is None else f"{nll[1]:.4f}")
+        rows.append(row)
+    return rows
+
+
+def _fit(model, vocabularies: Vocabularies, examples: list[Example], config: FitConfig):
+    if not examples:
+        return vocabularies
+    began = time.perf_counter()
+    extended = fit_lemmas(model, vocabularies, examples, config)
+    say(
+        f"fitted the underlying forms of {len(extended.morphemes) - len(vocabularies.morphemes):,}"
+        f" new lemmas to {len(examples):,} known forms ({config.steps} steps, "
+        f"{time.perf_counter() - began:.1f} s)"
+    )
+    return extended
+
+
+def _hypotheses(model, vocabularies, todo: list[Cell], max_length: int, options: PredictOptions):
+    """The predicted symbol sequences of each cell to predict, best first."""
+    if not todo:
+        return {}
+    morphemes = encode_morphemes([cell.entry for cell in todo], vocabularies)
+    if max(options.beam, options.nbest) == 1:
+        best = decode(model, morphemes, max_length, precision=options.precision)
+        found = [[ids] for ids in best]
+    else:
+        width = max(options.beam, options.nbest)
+        beams = decode_nbest(model, morphemes, max_length, width, precision=options.precision)
+        found = [[ids for ids, _ in beam[: options.nbest]] for beam in beams]
+    return {
+        id(cell): [tuple(vocabularies.symbols.decode(ids)) for ids in ids_list]
+        for cell, ids_list in zip(todo, found, strict=True)
+    }
+
+
+def _nll(model, vocabularies, outputs, precision: str) -> list[tuple[float, float] | None]:
+    """``(-log p, -log p / (length + 1))`` of each output form the model can score."""
+    morphemes = vocabularies.morphemes
+    scorable = [
+        number
+        for number, (cell, symbols, _) in enumerate(outputs)
+        if symbols is not None and all(m in morphemes for m in cell.entry.morphemes)
     ]
+    result: list[tuple[float, float] | None] = [None] * len(outputs)
+    if scorable:
+        data = encode([Example(outputs[n][0].entry, outputs[n][1]) for n in scorable], vocabularies)
+        totals = total_nll(model, data, precision=precision)
+        for n, total, length in zip(scorable, totals.tolist(), data.lengths.tolist(), strict=True):
+            result[n] = (total, total / length)
+    return result

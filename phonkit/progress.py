@@ -65,14 +65,14 @@ class TrainingProgress:
 
 
 def metrics_table(title: str, scores: dict[str, dict[str, float]]) -> None:
-    """Print a table of splits x metrics on stderr."""
+    """Print a table of splits x metrics on stderr; a metric a row lacks shows as a dash."""
     from rich.table import Table
 
     table = Table(title=title)
-    names = list(next(iter(scores.values())).keys()) if scores else []
+    names = list(dict.fromkeys(name for values in scores.values() for name in values))
     table.add_column("split")
     for name in names:
         table.add_column(name.upper(), justify="right")
     for split, values in scores.items():
-        table.add_row(split, *(f"{values[name]:.3f}" for name in names))
+        table.add_row(split, *(f"{values[name]:.3f}" if name in values else "–" for name in names))
     stderr_console().print(table)

@@ -1,4 +1,5 @@
-"""The paradigm-completion split: shuffled 80/10/10, every held-out morpheme seen in training."""
+"""Train/dev/test splits: paradigm completion (held-out cells of seen paradigms) and unseen
+lemmas (held-out whole paradigms), both shuffled 80/10/10 with a seed."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from phonkit.encoding import Example
+from phonkit.lexicon import FEATURE
 
 
 @dataclass
@@ -15,6 +17,7 @@ class Split:
     dev: list[Example]
     test: list[Example]
     moved: int  # held-out entries moved to train because a morpheme of theirs was unseen
+    protocol: str = "paradigms"
 
     def counts(self) -> dict[str, int]:
         return {
@@ -23,6 +26,22 @@ class Split:
             "test": len(self.test),
             "moved_to_train": self.moved,
         }
+
+
+def _covered(held_out: dict[str, list[Example]], train: list[Example]) -> tuple[dict, int]:
+    """Move every held-out example with a morpheme absent from train into train."""
+    seen = {morpheme for example in train for morpheme in example.entry.morphemes}
+    kept: dict[str, list[Example]] = {}
+    moved = 0
+    for name, part in held_out.items():
+        kept[name] = []
+        for example in part:
+            if seen.issuperset(example.entry.morphemes):
+                kept[name].append(example)
+            else:
+                train.append(example)
+                moved += 1
+    return kept, moved
 
 
 def paradigm_completion(
@@ -37,15 +56,40 @@ def paradigm_completion(
     n_dev = round(len(shuffled) * fractions[1])
     train = shuffled[:n_train]
     held_out = {"dev": shuffled[n_train : n_train + n_dev], "test": shuffled[n_train + n_dev :]}
-    seen = {morpheme for example in train for morpheme in example.entry.morphemes}
-    kept: dict[str, list[Example]] = {}
-    moved = 0
-    for name, part in held_out.items():
-        kept[name] = []
-        for example in part:
-            if seen.issuperset(example.entry.morphemes):
-                kept[name].append(example)
-            else:
-                train.append(example)
-                moved += 1
+    kept, moved = _covered(held_out, train)
     return Split(train, kept["dev"], kept["test"], moved)
+
+
+def unseen_lemmas(
+    examples: Sequence[Example], seed: int, fractions: tuple[float, float] = (0.8, 0.1)
+) -> Split:
+    """Hold out whole paradigms for test: the lemmas are shuffled with ``seed`` and the last
+    ``1 - sum(fractions)`` of them are test lemmas, never seen in training. The cells of the
+    other lemmas are split train/dev by :func:`paradigm_completion`, so the dev set that
+    guides training measures what training can learn (the cells of known lemmas). A test
+    lemma with a feature absent from train moves to train whole."""
+    paradigms: dict[str, list[Example]] = {}
+    for example in examples:
+        paradigms.setdefault(example.entry.lemma, []).append(example)
+    lemmas = list(paradigms)
+    random.Random(seed).shuffle(lemmas)
+    n_known = round(len(lemmas) * sum(fractions))
+    known = [example for lemma in lemmas[:n_known] for example in paradigms[lemma]]
+    share = fractions[0] / sum(fractions)
+    split = paradigm_completion(known, seed, (share, 1 - share))
+    train, dev = split.train, split.dev + split.test  # the remainder is rounding: dev
+    features = {m for example in train for m in example.entry.morphemes if m.startswith(FEATURE)}
+    test: list[Example] = []
+    moved = split.moved
+    for lemma in lemmas[n_known:]:
+        paradigm = paradigms[lemma]
+        needed = {m for example in paradigm for m in example.entry.morphemes[1:]}
+        if features.issuperset(needed):
+            test.extend(paradigm)
+        else:
+            train.extend(paradigm)
+            moved += len(paradigm)
+    return Split(train, dev, test, moved, "lemmas")
+
+
+PROTOCOLS = {"paradigms": paradigm_completion, "lemmas": unseen_lemmas}

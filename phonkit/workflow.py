@@ -20,7 +20,7 @@ from phonkit.phonology import ModelConfig
 from phonkit.plugins import lookup
 from phonkit.progress import TrainingProgress, say
 from phonkit.rundir import Run
-from phonkit.split import Split, paradigm_completion
+from phonkit.split import PROTOCOLS, Split
 from phonkit.training import TrainConfig, Trainer, choose_device, seed_everything
 from phonkit.tsv import format_rows, write_atomic
 
@@ -31,6 +31,7 @@ class TrainRequest:
     request: CorpusRequest = field(default_factory=CorpusRequest)
     transcriber: str = "none"
     variant: str = "pi"
+    split: str = "paradigms"  # a key of phonkit.split.PROTOCOLS
     model: ModelConfig = field(default_factory=ModelConfig)
     training: TrainConfig = field(default_factory=TrainConfig)
     device: str = "auto"
@@ -53,13 +54,16 @@ def surface_examples(lexicon: Lexicon, transcriber_name: str, lang: str | None) 
     return examples
 
 
-def split_examples(examples: list[Example], seed: int, name: str) -> Split:
-    split = paradigm_completion(examples, seed)
+def split_examples(examples: list[Example], seed: int, name: str, protocol: str) -> Split:
+    if protocol not in PROTOCOLS:
+        raise InputError(f"unknown split {protocol!r}; use {', '.join(PROTOCOLS)}")
+    split = PROTOCOLS[protocol](examples, seed)
     counts = split.counts()
+    unit = "whole paradigms" if protocol == "lemmas" else "held-out cells"
     say(
         f"{name}: {len(examples):,} entries -> train {counts['train']:,}, dev {counts['dev']:,}, "
-        f"test {counts['test']:,} ({counts['moved_to_train']:,} held-out entries with a morpheme "
-        f"unseen in train moved to train)"
+        f"test {counts['test']:,} ({unit}; {counts['moved_to_train']:,} held-out entries with "
+        f"a morpheme unseen in train moved to train)"
     )
     if not split.dev or not split.test:
         raise InputError(f"{name}: too little data to split ({len(examples)} entries)")
@@ -75,7 +79,7 @@ def start_run(job: TrainRequest, out: Path, force: bool) -> Run:
     corpus = lookup("corpora", job.corpus)
     lexicon = corpus.read(job.request)
     examples = surface_examples(lexicon, job.transcriber, job.request.lang)
-    split = split_examples(examples, job.training.seed, lexicon.name or job.corpus)
+    split = split_examples(examples, job.training.seed, lexicon.name or job.corpus, job.split)
     vocabularies = Vocabularies.build(split.train)
     config: dict[str, Any] = {
         "phonkit_version": __version__,
@@ -93,6 +97,7 @@ def start_run(job: TrainRequest, out: Path, force: bool) -> Run:
         "training": job.training.to_json(),
         "device": job.device,
         "split": split.counts(),
+        "protocol": split.protocol,
         "max_length": 2 * max(len(example.surface) for example in split.train) + 2,
     }
     splits = {"train": split.train, "dev": split.dev, "test": split.test}

@@ -1,7 +1,7 @@
 from conftest import sample_lines
 from phonkit.encoding import Example
 from phonkit.lexicon import Entry, segment
-from phonkit.split import paradigm_completion
+from phonkit.split import paradigm_completion, unseen_lemmas
 
 
 def examples(paradigms=30):
@@ -35,3 +35,17 @@ def test_entries_with_unseen_morphemes_move_to_train():
     splits = [paradigm_completion(data + [rare], seed) for seed in range(20)]
     assert all(rare in split.train for split in splits)
     assert any(split.moved >= 1 for split in splits)
+
+
+def test_unseen_lemma_split_holds_out_whole_paradigms():
+    data = examples(40)
+    split = unseen_lemmas(data, seed=3)
+    assert split.protocol == "lemmas"
+    assert len(split.train) + len(split.dev) + len(split.test) == len(data)
+    train_lemmas = {example.entry.lemma for example in split.train}
+    test_lemmas = {example.entry.lemma for example in split.test}
+    assert test_lemmas and not test_lemmas & train_lemmas
+    assert 2 <= len(test_lemmas) <= 6  # a tenth of 40 lemmas, give or take rounding and moves
+    features = {m for example in split.train for m in example.entry.morphemes[1:]}
+    assert all(features.issuperset(ex.entry.morphemes[1:]) for ex in split.test)
+    assert {example.entry.lemma for example in split.dev} <= train_lemmas
