@@ -73,6 +73,27 @@ class Remembering(nn.Module):
 STATE_LAYERS = ("from_state", "bilinear")  # layers of Phonology and Attending fed the states
 
 
+class Adam:
+    """Adam (Kingma & Ba) on one tensor. ``torch.optim.Adam`` would do the same, but building
+    any torch optimiser imports the compiler stack, which costs a command seconds."""
+
+    def __init__(self, parameter: Tensor, lr: float, betas=(0.9, 0.999), eps: float = 1e-8):
+        self.parameter, self.lr, self.betas, self.eps = parameter, lr, betas, eps
+        self.mean = torch.zeros_like(parameter)
+        self.square = torch.zeros_like(parameter)
+        self.steps = 0
+
+    @torch.no_grad()
+    def step(self) -> None:
+        (b1, b2), grad = self.betas, self.parameter.grad
+        self.steps += 1
+        self.mean.lerp_(grad, 1 - b1)
+        self.square.mul_(b2).addcmul_(grad, grad, value=1 - b2)
+        mean = self.mean / (1 - b1**self.steps)
+        scale = (self.square / (1 - b2**self.steps)).sqrt_().add_(self.eps)
+        self.parameter.addcdiv_(mean, scale, value=-self.lr)
+
+
 def new_lemmas(examples: Sequence[Example], vocabularies: Vocabularies) -> list[str]:
     """The lemma morphemes of ``examples`` that the model has no vector for, in input order."""
     lemmas = (example.entry.morphemes[0] for example in examples)
@@ -106,16 +127,16 @@ def fit_lemmas(
     frozen = {name: getattr(model, name) for name in STATE_LAYERS if hasattr(model, name)}
     for name, layer in frozen.items():
         setattr(model, name, Remembering(layer))
-    optimiser = torch.optim.Adam([model.morphemes.new], lr=config.lr)
+    adam = Adam(model.morphemes.new, config.lr)
     for _ in range(config.steps):
-        optimiser.zero_grad(set_to_none=True)
+        model.morphemes.new.grad = None
         for morphemes, states, targets in chunks:
             log_probs = model.emit(states, model.context(morphemes)).float()
             nll = -log_probs.gather(-1, targets[..., None]).squeeze(-1)
             nll.masked_fill(targets == PAD_ID, 0.0).sum().backward()
         prior = 0.5 * config.prior_weight * model.morphemes.new.float().pow(2).sum()
         prior.backward()
-        optimiser.step()
+        adam.step()
     for name, layer in frozen.items():
         setattr(model, name, layer)
     model.morphemes.new.requires_grad_(False)
