@@ -67,7 +67,9 @@ def main() -> None:
     print("| fit steps | wall time (s) | gaps filled per s | ACC on the gaps |")
     print("|---:|---:|---:|---:|")
     for steps in (int(s) for s in args.steps.split(",")):
-        options = PredictOptions(precision=args.precision, fit=FitConfig(steps, args.lr, args.prior_weight))
+        options = PredictOptions(
+            precision=args.precision, fit=FitConfig(steps, args.lr, args.prior_weight)
+        )
         started = time.perf_counter()
         cells = read_cells(io.BytesIO(data), "<benchmark>")
         rows = fill(run, cells, "<benchmark>", device, options)

@@ -30,8 +30,8 @@ CHUNK = 2048  # known cells per forward pass: bounds memory, whatever the input 
 class FitConfig:
     """Settings of the fit; the defaults come from the study in docs/method.md."""
 
-    steps: int = 60
-    lr: float = 0.1
+    steps: int = 20
+    lr: float = 0.03
     prior_weight: float = 1.0
 
 

@@ -51,8 +51,8 @@ def test_noise_is_drawn_in_training_and_off_at_evaluation(variant):
     assert not torch.equal(model(morphemes, inputs), model(morphemes, inputs))
 
 
-@pytest.mark.parametrize("variant", ["pi", "pd", "joint"])
-def test_training_learns_the_forms(variant):
+def trained(variant):
+    """A tiny model fitted to WORDS (150 full-batch Adam steps) and its data."""
     torch.manual_seed(0)
     model, vocabularies, encoded = build(variant, sigma=0.0, dropout=0.0)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.02)
@@ -63,6 +63,12 @@ def test_training_learns_the_forms(variant):
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+    return model.eval(), vocabularies, morphemes
+
+
+@pytest.mark.parametrize("variant", ["pi", "pd", "joint"])
+def test_training_learns_the_forms(variant):
+    model, vocabularies, morphemes = trained(variant)
     predicted = ["".join(vocabularies.symbols.decode(ids)) for ids in decode(model, morphemes, 12)]
     assert predicted == [form for _, _, form in WORDS]
 
@@ -82,3 +88,20 @@ def test_the_prior_pulls_morpheme_vectors_towards_zero():
     symbols = float(encoded.lengths.sum())
     assert vectors["weight_decay"] == pytest.approx(2.0 / symbols)
     assert rest["weight_decay"] == 0
+
+
+@pytest.mark.parametrize("variant", ["pi", "pd", "joint"])
+def test_every_variant_fits_the_underlying_form_of_a_new_lemma(variant):
+    from phonkit.fitting import FitConfig, fit_lemmas
+
+    cells = [("SG", "kuş"), ("PL", "kuşlar")]
+    new = [Example(Entry("kuş", ("N", bundle), w), segment(w)) for bundle, w in cells]
+    totals = []
+    for steps in (0, 40):
+        model, vocabularies, _ = trained(variant)
+        from_state = model.from_state
+        fitted = fit_lemmas(model, vocabularies, new, FitConfig(steps=steps, lr=0.1))
+        assert model.from_state is from_state  # the remembering wrapper is gone
+        batch = encode(new, fitted).batch(torch.arange(2))
+        totals.append(float(token_nll(model, *batch).sum()))
+    assert totals[1] < 0.9 * totals[0]

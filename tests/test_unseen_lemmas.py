@@ -41,7 +41,9 @@ def test_fitting_raises_the_likelihood_of_the_known_forms_and_freezes_the_rest(t
     for steps in (0, 30):
         model = run.load_model(torch.device("cpu"))
         before = {k: v.clone() for k, v in model.state_dict().items() if "morphemes" not in k}
-        vocabularies = fit_lemmas(model, run.vocabularies(), examples, FitConfig(steps=steps))
+        vocabularies = fit_lemmas(
+            model, run.vocabularies(), examples, FitConfig(steps=steps, lr=0.1)
+        )
         assert len(vocabularies.morphemes) == len(run.vocabularies().morphemes) + 1
         totals[steps] = float(total_nll(model, encode(examples, vocabularies)).sum())
         after = model.state_dict()
