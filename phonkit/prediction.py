@@ -242,9 +242,10 @@ def _fit(model, vocabularies: Vocabularies, examples: list[Example], config: Fit
         return vocabularies
     began = time.perf_counter()
     extended = fit_lemmas(model, vocabularies, examples, config)
+    new = len(extended.morphemes) - len(vocabularies.morphemes)
     say(
-        f"fitted the underlying forms of {len(extended.morphemes) - len(vocabularies.morphemes):,}"
-        f" new lemmas to {len(examples):,} known forms ({config.steps} steps, "
+        f"fitted the underlying forms of {new:,} new lemma{'s' * (new != 1)} to "
+        f"{len(examples):,} known form{'s' * (len(examples) != 1)} ({config.steps} steps, "
         f"{time.perf_counter() - began:.1f} s)"
     )
     return extended

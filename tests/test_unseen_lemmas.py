@@ -61,7 +61,7 @@ def test_predict_fits_a_new_lemma_and_fills_its_gaps(cli, trained_run):
     rows = [line.split("\t") for line in result.out.splitlines()]
     assert [row[2] for row in rows[:3]] == [form for _, _, form in known]
     assert all(row[2] for row in rows[3:])
-    assert "fitted the underlying forms of 1 new lemmas to 3 known forms" in result.err
+    assert "fitted the underlying forms of 1 new lemma to 3 known forms" in result.err
 
 
 def test_a_new_lemma_without_known_forms_is_an_error_or_skipped(cli, trained_run):
