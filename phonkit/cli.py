@@ -38,6 +38,14 @@ Precision = Annotated[
         "bfloat16 units; results may differ in the last digits)."
     ),
 ]
+Transcribers = Annotated[
+    str,
+    typer.Option(
+        "--transcriber",
+        help="G2P transcriber for surface symbols: none (orthography), epitran (IPA), "
+        "segments (forms already written as space-separated segments), or a plugin's.",
+    ),
+]
 FitSteps = Annotated[int, typer.Option(help="Gradient steps fitting the UFs of new lemmas.")]
 FitLr = Annotated[float, typer.Option(help="Adam learning rate of that fit.")]
 
@@ -73,7 +81,7 @@ def train(
     corpus_option: Annotated[
         list[str], typer.Option("--corpus-option", "-O", help="KEY=VALUE for the corpus reader.")
     ] = [],  # noqa: B006
-    transcriber: Annotated[str, typer.Option(help="G2P transcriber for surface symbols.")] = "none",
+    transcriber: Transcribers = "none",
     split: Annotated[
         str,
         typer.Option(
@@ -233,6 +241,13 @@ def evaluate(
         str, typer.Option(help="With --unseen-lemmas: cells revealed per lemma, e.g. 1,2,4,8.")
     ] = "1,2,4,8",
     seed: Annotated[int, typer.Option(help="Seed of the cells revealed.")] = 1,
+    transcriber: Annotated[
+        str | None,
+        typer.Option(
+            help="Transcriber of the gold forms in FILE [default: the run's]; e.g. segments "
+            "for gold already written as space-separated segments."
+        ),
+    ] = None,
     fit_steps: FitSteps = FitConfig.steps,
     fit_lr: FitLr = FitConfig.lr,
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "cpu",
@@ -250,7 +265,9 @@ def evaluate(
     run = Run.open(model)
     if unseen_lemmas:
         counts = _counts(known, "--known")
-        examples = run.examples("test") if file is None else read_gold(file, run, new_lemmas=True)
+        examples = (
+            run.examples("test") if file is None else read_gold(file, run, True, transcriber)
+        )
         if file is None and run.config.get("protocol") != "lemmas":
             raise InputError(
                 f"{run.path}: its test lemmas were seen in training (split "
@@ -261,7 +278,7 @@ def evaluate(
             run, examples, counts, seed, FitConfig(fit_steps, fit_lr), device, precision
         )
         return
-    examples = run.examples("test") if file is None else read_gold(file, run, new_lemmas=False)
+    examples = run.examples("test") if file is None else read_gold(file, run, False, transcriber)
     label = "test" if file is None else str(file)
     result = score(
         run.load_model(choose_device(device)),
@@ -318,6 +335,32 @@ def _evaluate_unseen(run, examples, counts, seed, fit, device, precision) -> Non
             tables[f"{system}, {known} known"] = figures
             rows += [(known, system, name, f"{value:.6g}") for name, value in figures.items()]
     metrics_table(f"{run.path} on unseen lemmas", tables)
+    sys.stdout.write(format_rows(rows))
+
+
+@app.command()
+def transcribe(
+    lang: Annotated[str, typer.Option(help="ISO 639-3 language code.")],
+    file: Annotated[
+        Path | None, typer.Argument(help="Words, one per line, or a TSV (default: stdin).")
+    ] = None,
+    transcriber: Transcribers = "epitran",
+    column: Annotated[
+        int | None,
+        typer.Option(help="Read the words from this tab-separated column (1 = first)."),
+    ] = None,
+) -> None:
+    """Transcribe words: word<TAB>space-separated segments on stdout, one line per word."""
+    from phonkit.plugins import lookup
+    from phonkit.transcription import read_words
+    from phonkit.tsv import format_rows, open_bytes, stdin_bytes
+
+    chosen = lookup("transcribers", transcriber)
+    name = str(file) if file else "<stdin>"
+    with open_bytes(file) if file else stdin_bytes("words") as stream:
+        words = read_words(stream, name, column)
+    segments = chosen.transcribe(lang, words)
+    rows = zip(words, (" ".join(symbols) for symbols in segments), strict=True)
     sys.stdout.write(format_rows(rows))
 
 

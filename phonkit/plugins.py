@@ -27,6 +27,7 @@ DEFAULT_PLUGINS = (
     "phonkit.default_plugins.corpora.hf",
     "phonkit.default_plugins.corpora.sample",
     "phonkit.default_plugins.transcribers",
+    "phonkit.default_plugins.epitran_transcriber",
     "phonkit.default_plugins.models",
     "phonkit.default_plugins.metrics",
 )

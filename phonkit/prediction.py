@@ -19,6 +19,7 @@ from phonkit.encoding import Example, Vocabularies, encode, encode_morphemes
 from phonkit.errors import InputError, at
 from phonkit.fitting import FitConfig, fit_lemmas
 from phonkit.lexicon import FEATURE, LEMMA, Entry, parse_features, parse_lemma
+from phonkit.plugins import lookup
 from phonkit.progress import say
 from phonkit.rundir import Run
 from phonkit.tsv import open_bytes, read_rows
@@ -82,10 +83,13 @@ def check_known(cells: Iterable[Cell], run: Run, name: str, skip_lemmas: bool = 
         )
 
 
-def read_gold(path: Path, run: Run, new_lemmas: bool) -> list[Example]:
+def read_gold(
+    path: Path, run: Run, new_lemmas: bool, transcriber: str | None = None
+) -> list[Example]:
     """Scored cells from ``lemma<TAB>features<TAB>gold form``, transcribed like the run's
-    forms. Every morpheme must be known, except, with ``new_lemmas``, the lemmas, which must
-    then be new: cells of lemmas the model knows are left out, with a count."""
+    forms (or by ``transcriber``). Every morpheme must be known, except, with ``new_lemmas``,
+    the lemmas, which must then be new: cells of lemmas the model knows are left out, with a
+    count."""
     name = str(path)
     with open_bytes(path) as stream:
         cells = read_cells(stream, name)
@@ -101,9 +105,8 @@ def read_gold(path: Path, run: Run, new_lemmas: bool) -> list[Example]:
         check_known(cells, run, name, skip_lemmas=True)
     else:
         check_known(cells, run, name)
-    surfaces = run.transcriber().transcribe(
-        run.config["lang"] or "", [cell.entry.form for cell in cells]
-    )
+    chosen = lookup("transcribers", transcriber) if transcriber else run.transcriber()
+    surfaces = chosen.transcribe(run.config["lang"] or "", [cell.entry.form for cell in cells])
     return [Example(cell.entry, surface) for cell, surface in zip(cells, surfaces, strict=True)]
 
 

@@ -25,6 +25,14 @@ class Result:
     err: str
 
 
+@pytest.fixture(autouse=True, scope="session")
+def transcription_cache(tmp_path_factory):
+    """Transcriptions are cached in a temporary directory, never the user's cache."""
+    import os
+
+    os.environ["PHONKIT_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+
+
 @pytest.fixture
 def cli(capsys, monkeypatch):
     """Run ``phonkit ARGS`` in-process; ``stdin`` is bytes (None: a terminal)."""

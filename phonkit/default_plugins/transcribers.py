@@ -1,4 +1,5 @@
-"""The ``none`` transcriber: orthography, one symbol per NFC code point."""
+"""The ``none`` transcriber (orthography, one symbol per NFC code point) and ``segments``
+(forms already transcribed, segments separated by spaces)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,19 @@ class Orthography(Transcriber):
         return segment(text)
 
 
+class Segments(Transcriber):
+    name = "segments"
+    description = "forms already written as space-separated segments (your own IPA)"
+    joiner = " "
+
+    def transcribe(self, lang: str, forms: Sequence[str]) -> list[tuple[str, ...]]:
+        return [tuple(form.split()) for form in forms]
+
+    def split(self, text: str) -> tuple[str, ...]:
+        return tuple(text.split())
+
+
 @hookimpl
 def register_transcribers(register):
     register(Orthography())
+    register(Segments())
