@@ -11,7 +11,31 @@ import click
 import typer
 
 from phonkit.errors import InputError
+from phonkit.experiments.cli import experiment_app
 from phonkit.fitting import FitConfig
+from phonkit.options import (
+    BatchSize,
+    Columns,
+    Corpus,
+    CorpusOptions,
+    CorpusPath,
+    DataDir,
+    Device,
+    Dim,
+    Epochs,
+    FitLr,
+    FitSteps,
+    Ipa,
+    MaxEntries,
+    Metrics,
+    Patience,
+    Precision,
+    RunDir,
+    Transcribers,
+    key_values,
+    names,
+    numbers,
+)
 from phonkit.phonology import ModelConfig
 from phonkit.training import TrainConfig
 
@@ -23,80 +47,49 @@ app = typer.Typer(
     rich_markup_mode="rich",
 )
 
-RunDir = Annotated[
-    Path, typer.Option("--model", "-m", help="A run directory made by phonkit train.")
-]
-DataDir = Annotated[
-    Path | None,
-    typer.Option("--data-dir", help="Data root (else $PHONKIT_DATA, else the user data dir)."),
-]
-
-Precision = Annotated[
-    str,
-    typer.Option(
-        help="auto (bfloat16 on CUDA, fp32 on the CPU), fp32, or bf16 (fast on CPUs with "
-        "bfloat16 units; results may differ in the last digits)."
-    ),
-]
-Transcribers = Annotated[
-    str,
-    typer.Option(
-        "--transcriber",
-        help="G2P transcriber for surface symbols: none (orthography), epitran (IPA), "
-        "segments (forms already written as space-separated segments), or a plugin's.",
-    ),
-]
-FitSteps = Annotated[int, typer.Option(help="Gradient steps fitting the UFs of new lemmas.")]
-FitLr = Annotated[float, typer.Option(help="Adam learning rate of that fit.")]
-
-
-def _options(pairs: list[str]) -> dict[str, str]:
-    options = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise InputError(f"--corpus-option expects KEY=VALUE, not {pair!r}")
-        options[key.strip()] = value
-    return options
-
 
 @app.command()
 def train(
-    corpus: Annotated[str, typer.Option(help="Corpus reader (see phonkit corpora).")] = "sample",
+    corpus: Corpus = "sample",
     lang: Annotated[str | None, typer.Option(help="ISO 639-3 language code.")] = None,
     variant: Annotated[
         str, typer.Option(help="Model variant: pi, pd, joint, or a plugin's.")
     ] = "pi",
-    epochs: Annotated[int, typer.Option(help="Maximum number of epochs.")] = TrainConfig.epochs,
+    epochs: Epochs = TrainConfig.epochs,
     out: Annotated[
         Path | None, typer.Option(help="Run directory [default: runs/CORPUS-LANG-VARIANT].")
     ] = None,
     data_dir: DataDir = None,
-    path: Annotated[
-        str | None, typer.Option(help="File or dataset for the tsv and hf corpora.")
-    ] = None,
-    columns: Annotated[
-        str | None, typer.Option(help="Column spec, e.g. lemma,features,form,count.")
-    ] = None,
-    corpus_option: Annotated[
-        list[str], typer.Option("--corpus-option", "-O", help="KEY=VALUE for the corpus reader.")
-    ] = [],  # noqa: B006
+    path: CorpusPath = None,
+    columns: Columns = None,
+    corpus_option: CorpusOptions = [],  # noqa: B006
     transcriber: Transcribers = "none",
+    ipa: Ipa = False,
     split: Annotated[
         str,
         typer.Option(
             help="paradigms: hold out cells of seen paradigms; "
-            "lemmas: hold out whole paradigms (for evaluate --unseen-lemmas)."
+            "lemmas: hold out whole paradigms (for evaluate --unseen-lemmas); "
+            "sample: the k-sample of --k."
         ),
     ] = "paradigms",
-    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
+    k: Annotated[
+        int | None,
+        typer.Option(
+            "--k",
+            help="Train on K entries drawn by token frequency (the CELEX learning-curve "
+            "split); dev and test come from the rest whose morphemes were drawn.",
+        ),
+    ] = None,
+    draw: Annotated[int, typer.Option(help="Which draw of the --k sample (1, 2, ...).")] = 1,
+    max_entries: MaxEntries = None,
+    metrics: Metrics = None,
+    device: Device = "auto",
     precision: Precision = TrainConfig.precision,
     seed: Annotated[
         int, typer.Option(help="Seed of the split, initialisation and batches.")
     ] = TrainConfig.seed,
-    dim: Annotated[
-        int, typer.Option(help="Size d of underlying forms and the LSTM.")
-    ] = ModelConfig.dim,
+    dim: Dim = ModelConfig.dim,
     dropout: Annotated[
         float, typer.Option(help="Dropout on all embeddings.")
     ] = ModelConfig.dropout,
@@ -112,11 +105,9 @@ def train(
     prior_weight: Annotated[
         float, typer.Option(help="Weight of the N(0, I) prior on morphemes.")
     ] = TrainConfig.prior_weight,
-    batch_size: Annotated[int, typer.Option(help="Forms per batch.")] = TrainConfig.batch_size,
+    batch_size: BatchSize = TrainConfig.batch_size,
     lr: Annotated[float, typer.Option(help="Adam learning rate.")] = TrainConfig.lr,
-    patience: Annotated[
-        int, typer.Option(help="Epochs without dev improvement before halving lr.")
-    ] = TrainConfig.patience,
+    patience: Patience = TrainConfig.patience,
     force: Annotated[bool, typer.Option(help="Replace an existing run directory.")] = False,
     resume: Annotated[
         bool, typer.Option(help="Go on training the unfinished run in --out.")
@@ -128,10 +119,12 @@ def train(
     from phonkit.corpora import CorpusRequest
     from phonkit.progress import metrics_table, say
     from phonkit.rundir import Run
-    from phonkit.workflow import TrainRequest, start_run, train_run
+    from phonkit.workflow import TrainRequest, choose_transcriber, start_run, train_run
 
     if epochs < 1 or batch_size < 1 or dim < 1:
         raise InputError("--epochs, --batch-size and --dim must be at least 1")
+    if min(k or 1, draw, max_entries or 1) < 1:
+        raise InputError("--k, --draw and --max-entries must be at least 1")
     if resume:
         if out is None:
             raise InputError("--resume needs --out DIR, the run to go on with")
@@ -141,12 +134,20 @@ def train(
         metrics = train_run(run, device if device != "auto" else None)
     else:
         lang = lang or ("tur" if corpus == "sample" else None)
+        if k is not None and split == "paradigms":
+            split = "sample"
         job = TrainRequest(
             corpus=corpus,
-            request=CorpusRequest(lang, data_dir, path, columns, _options(corpus_option)),
-            transcriber=transcriber,
+            request=CorpusRequest(
+                lang, data_dir, path, columns, key_values(corpus_option, "--corpus-option")
+            ),
+            transcriber=choose_transcriber(corpus, transcriber, ipa),
             variant=variant,
             split=split,
+            k=k,
+            draw=draw,
+            max_entries=max_entries,
+            metrics=names(metrics, "--metrics") if metrics else None,
             model=ModelConfig(dim=dim, dropout=dropout, sigma=sigma, init_scale=init_scale),
             training=TrainConfig(
                 epochs=epochs,
@@ -190,7 +191,7 @@ def predict(
     ] = False,
     fit_steps: FitSteps = FitConfig.steps,
     fit_lr: FitLr = FitConfig.lr,
-    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "cpu",
+    device: Device = "cpu",
     precision: Precision = "auto",
 ) -> None:
     """Fill paradigm gaps: reads lemma<TAB>features[<TAB>form|--], writes TSV to stdout.
@@ -250,7 +251,7 @@ def evaluate(
     ] = None,
     fit_steps: FitSteps = FitConfig.steps,
     fit_lr: FitLr = FitConfig.lr,
-    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "cpu",
+    device: Device = "cpu",
     precision: Precision = "auto",
 ) -> None:
     """Score a run on its test split or on a TSV with gold forms; metric<TAB>value on stdout
@@ -264,10 +265,8 @@ def evaluate(
 
     run = Run.open(model)
     if unseen_lemmas:
-        counts = _counts(known, "--known")
-        examples = (
-            run.examples("test") if file is None else read_gold(file, run, True, transcriber)
-        )
+        counts = numbers(known, "--known")
+        examples = run.examples("test") if file is None else read_gold(file, run, True, transcriber)
         if file is None and run.config.get("protocol") != "lemmas":
             raise InputError(
                 f"{run.path}: its test lemmas were seen in training (split "
@@ -293,16 +292,6 @@ def evaluate(
     sys.stdout.write(
         format_rows([("metric", "value")] + [(k, f"{v:.6g}") for k, v in result.scores.items()])
     )
-
-
-def _counts(text: str, option: str) -> list[int]:
-    try:
-        counts = [int(part) for part in text.split(",")]
-    except ValueError:
-        counts = []
-    if not counts or min(counts) < 1:
-        raise InputError(f"{option} takes positive whole numbers separated by commas, not {text!r}")
-    return counts
 
 
 def _evaluate_unseen(run, examples, counts, seed, fit, device, precision) -> None:
@@ -395,8 +384,36 @@ def corpora(data_dir: DataDir = None) -> None:
     sys.stdout.write(format_rows([("corpus", "languages", "description"), *rows]))
 
 
+@app.command()
+def compare(
+    first: Annotated[Path, typer.Argument(help="A run directory.")],
+    second: Annotated[Path, typer.Argument(help="Another run on the same test split.")],
+    permutations: Annotated[int, typer.Option(help="Random swaps in the test.")] = 10_000,
+    seed: Annotated[int, typer.Option(help="Seed of the swaps.")] = 0,
+) -> None:
+    """Paired permutation test between two runs on the test cells both scored:
+    metric<TAB>items<TAB>first<TAB>second<TAB>p_value on stdout."""
+    from phonkit.rundir import Run
+    from phonkit.significance import compare as test
+    from phonkit.tsv import format_rows
+
+    if permutations < 1:
+        raise InputError("--permutations must be at least 1")
+    a, b = Run.open(first).item_scores(), Run.open(second).item_scores()
+    shared = [key for key in a if key in b]
+    if not shared:
+        raise InputError(f"{first} and {second} share no test cells; compare runs of one split")
+    metrics = [m for m in next(iter(a.values())) if m in b[shared[0]]]
+    rows = [
+        (c.metric, c.items, f"{c.mean_a:.6g}", f"{c.mean_b:.6g}", f"{c.p_value:.6g}")
+        for c in test(a, b, metrics, permutations, seed)
+    ]
+    sys.stdout.write(format_rows([("metric", "items", "first", "second", "p_value"), *rows]))
+
+
 uf_app = typer.Typer(help="Look at the learned underlying forms (UFs) of a run's morphemes.")
 app.add_typer(uf_app, name="uf")
+app.add_typer(experiment_app, name="experiment")
 
 
 @uf_app.command("export")

@@ -7,9 +7,16 @@ from dataclasses import dataclass
 
 from phonkit.decoding import decode, surprisal
 from phonkit.encoding import Example, Vocabularies, encode
-from phonkit.metrics import Metric, Scored
+from phonkit.metrics import Metric, Scored, summarize
 from phonkit.phonology import Phonology
-from phonkit.plugins import registry
+from phonkit.plugins import lookup, registry
+
+
+def selected_metrics(names: Sequence[str] | None) -> dict[str, Metric]:
+    """The registered metrics called ``names`` (all of them for None), in that order."""
+    if names is None:
+        return dict(registry("metrics"))
+    return {name: lookup("metrics", name) for name in names}
 
 
 @dataclass
@@ -49,7 +56,7 @@ def evaluate(
 
     A gold symbol the model never saw is encoded as UNK: it can never be predicted, so the
     cell counts as an error, and its surprisal is the model's (high) surprisal for UNK."""
-    metrics = metrics if metrics is not None else registry("metrics")
+    metrics = metrics if metrics is not None else selected_metrics(None)
     data = encode(examples, vocabularies)
     predictions = decode(model, data.morphemes, max_length, precision=precision)
     nll = surprisal(model, data, precision=precision).tolist() if len(data) else []
@@ -58,5 +65,5 @@ def evaluate(
         for p, example, loss in zip(predictions, examples, nll, strict=False)
     ]
     per_item = {name: metric.item_scores(items) for name, metric in metrics.items()}
-    scores = {name: metric.score(items) for name, metric in metrics.items()}
+    scores = {name: summarize(m, items, per_item[name]) for name, m in metrics.items()}
     return Evaluation(list(examples), items, scores, per_item)

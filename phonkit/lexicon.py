@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -74,6 +75,22 @@ class Lexicon:
     @property
     def lemmas(self) -> set[str]:
         return {entry.lemma for entry in self.entries}
+
+    def capped(self, limit: int, seed: int) -> Lexicon:
+        """At most ``limit`` entries, taken as whole paradigms of lemmas in a seeded random
+        order, so that paradigm completion still has paradigms to complete (the paradigm
+        that reaches the limit is cut short)."""
+        paradigms: dict[str, list[Entry]] = {}
+        for entry in self.entries:
+            paradigms.setdefault(entry.lemma, []).append(entry)
+        lemmas = sorted(paradigms)
+        random.Random(f"cap:{seed}").shuffle(lemmas)
+        kept: list[Entry] = []
+        for lemma in lemmas:
+            if len(kept) >= limit:
+                break
+            kept.extend(paradigms[lemma][: limit - len(kept)])
+        return Lexicon(kept, self.name, self.notes)
 
 
 ROLES = ("lemma", "form", "features", "count")

@@ -26,5 +26,16 @@ class Metric:
         raise NotImplementedError
 
     def score(self, items: Sequence[Scored]) -> float:
-        scores = self.item_scores(items)
-        return sum(scores) / len(scores) if scores else float("nan")
+        return mean(self.item_scores(items))
+
+
+def mean(scores: Sequence[float]) -> float:
+    return sum(scores) / len(scores) if scores else float("nan")
+
+
+def summarize(metric: Metric, items: Sequence[Scored], item_scores: Sequence[float]) -> float:
+    """A metric's score over ``items`` whose item scores are known: their mean, unless the
+    metric defines a score of its own (such as corpus-level chrF)."""
+    if type(metric).score is Metric.score:
+        return mean(item_scores)
+    return metric.score(items)

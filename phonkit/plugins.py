@@ -26,6 +26,7 @@ DEFAULT_PLUGINS = (
     "phonkit.default_plugins.corpora.tsv",
     "phonkit.default_plugins.corpora.hf",
     "phonkit.default_plugins.corpora.sample",
+    "phonkit.default_plugins.corpora.celex",
     "phonkit.default_plugins.transcribers",
     "phonkit.default_plugins.epitran_transcriber",
     "phonkit.default_plugins.models",

@@ -111,6 +111,17 @@ class Run:
             examples.append(Example(entry, transcriber.split(surface)))
         return examples
 
+    def item_scores(self) -> dict[tuple[str, str, str], dict[str, float]]:
+        """Each test cell's metric scores from ``predictions.tsv``, keyed by (lemma,
+        features, gold form), for paired comparisons between runs on the same split."""
+        rows = read_rows(self.path / "predictions.tsv")
+        _, header = next(rows)
+        metrics = header[4:]
+        return {
+            (row[0], row[1], row[2]): {m: float(v) for m, v in zip(metrics, row[4:], strict=True)}
+            for _, row in rows
+        }
+
     def build_model(self) -> Phonology:
         config = self.config
         vocabularies = self.vocabularies()

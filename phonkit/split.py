@@ -1,13 +1,17 @@
 """Train/dev/test splits: paradigm completion (held-out cells of seen paradigms) and unseen
-lemmas (held-out whole paradigms), both shuffled 80/10/10 with a seed."""
+lemmas (held-out whole paradigms), both shuffled 80/10/10 with a seed; and the k-sample of
+the CELEX learning curve (k training entries drawn by token frequency)."""
 
 from __future__ import annotations
 
+import heapq
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from phonkit.encoding import Example
+from phonkit.errors import InputError
 from phonkit.lexicon import FEATURE
 
 
@@ -18,14 +22,18 @@ class Split:
     test: list[Example]
     moved: int  # held-out entries moved to train because a morpheme of theirs was unseen
     protocol: str = "paradigms"
+    uncovered: int = 0  # k-sample: entries left out because a morpheme of theirs was not drawn
 
     def counts(self) -> dict[str, int]:
-        return {
+        counts = {
             "train": len(self.train),
             "dev": len(self.dev),
             "test": len(self.test),
             "moved_to_train": self.moved,
         }
+        if self.protocol == "sample":
+            counts["uncovered"] = self.uncovered
+        return counts
 
 
 def _covered(held_out: dict[str, list[Example]], train: list[Example]) -> tuple[dict, int]:
@@ -92,4 +100,37 @@ def unseen_lemmas(
     return Split(train, dev, test, moved, "lemmas")
 
 
-PROTOCOLS = {"paradigms": paradigm_completion, "lemmas": unseen_lemmas}
+def has_counts(examples: Sequence[Example]) -> bool:
+    return any(example.entry.count for example in examples)
+
+
+def frequency_sample(examples: Sequence[Example], seed: int, k: int, draw: int = 1) -> Split:
+    """The learning-curve protocol of the CELEX experiment: ``k`` training entries drawn
+    without replacement with probability proportional to their token count (uniformly when
+    no entry has a count; an entry with count 0 is never drawn when others have counts).
+    Dev and test are the two halves of the remaining entries whose morphemes all occur in
+    the k, shuffled; the rest are left out. Draw ``draw`` of ``seed`` has its own random
+    stream, so every (seed, draw) is repeatable and the draws are independent."""
+    rng = random.Random(f"k-sample:{seed}:{draw}")
+    weighted = has_counts(examples)
+    usable = [i for i, e in enumerate(examples) if not weighted or (e.entry.count or 0) > 0]
+    if k > len(usable):
+        what = "entries with a positive count" if weighted else "entries"
+        raise InputError(f"--k {k} is more than the {len(usable):,} {what} there are to draw")
+    # Efraimidis & Spirakis (2006): the k largest keys u^(1/w) are a weighted draw without
+    # replacement; log keys keep tiny weights from underflowing to 0.
+    keys = (
+        (math.log(1.0 - rng.random()) / (examples[i].entry.count if weighted else 1.0), i)
+        for i in usable
+    )
+    drawn = {i for _, i in heapq.nlargest(k, keys)}
+    train = [examples[i] for i in sorted(drawn)]
+    seen = {morpheme for example in train for morpheme in example.entry.morphemes}
+    rest = [e for i, e in enumerate(examples) if i not in drawn]
+    covered = [e for e in rest if seen.issuperset(e.entry.morphemes)]
+    rng.shuffle(covered)
+    half = len(covered) // 2
+    return Split(train, covered[:half], covered[half:], 0, "sample", len(rest) - len(covered))
+
+
+PROTOCOLS = {"paradigms": paradigm_completion, "lemmas": unseen_lemmas, "sample": frequency_sample}

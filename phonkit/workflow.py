@@ -14,13 +14,13 @@ from phonkit.corpora import CorpusRequest
 from phonkit.decoding import check_precision
 from phonkit.encoding import Example, Vocabularies, encode
 from phonkit.errors import InputError
-from phonkit.evaluation import Evaluation, evaluate
+from phonkit.evaluation import Evaluation, evaluate, selected_metrics
 from phonkit.lexicon import Lexicon
 from phonkit.phonology import ModelConfig
 from phonkit.plugins import lookup
 from phonkit.progress import TrainingProgress, say
 from phonkit.rundir import Run
-from phonkit.split import PROTOCOLS, Split
+from phonkit.split import PROTOCOLS, Split, has_counts
 from phonkit.training import TrainConfig, Trainer, choose_device, seed_everything
 from phonkit.tsv import format_rows, write_atomic
 
@@ -35,6 +35,22 @@ class TrainRequest:
     model: ModelConfig = field(default_factory=ModelConfig)
     training: TrainConfig = field(default_factory=TrainConfig)
     device: str = "auto"
+    k: int | None = None  # the "sample" split: training entries drawn by token frequency
+    draw: int = 1  # which draw of the k-sample
+    max_entries: int | None = None  # keep at most this many entries (whole paradigms)
+    metrics: list[str] | None = None  # scored at the end; None: every installed metric
+
+
+def choose_transcriber(corpus: str, transcriber: str, ipa: bool) -> str:
+    """The transcriber asked for; with ``ipa``, the one that gives the corpus's forms in IPA:
+    its own (a corpus reader may name one as ``ipa_transcriber``, e.g. CELEX's DISC table),
+    else epitran's G2P."""
+    if ipa and transcriber != "none":
+        raise InputError(f"--ipa and --transcriber {transcriber} ask for two transcribers")
+    if ipa:
+        transcriber = getattr(lookup("corpora", corpus), "ipa_transcriber", "epitran")
+    lookup("transcribers", transcriber)
+    return transcriber
 
 
 def surface_examples(lexicon: Lexicon, transcriber_name: str, lang: str | None) -> list[Example]:
@@ -54,17 +70,32 @@ def surface_examples(lexicon: Lexicon, transcriber_name: str, lang: str | None) 
     return examples
 
 
-def split_examples(examples: list[Example], seed: int, name: str, protocol: str) -> Split:
+def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Split:
+    protocol, seed = job.split, job.training.seed
     if protocol not in PROTOCOLS:
         raise InputError(f"unknown split {protocol!r}; use {', '.join(PROTOCOLS)}")
-    split = PROTOCOLS[protocol](examples, seed)
+    if (protocol == "sample") != (job.k is not None):
+        raise InputError("--k K goes with the k-sample split (--split sample), and only with it")
+    if protocol == "sample":
+        split = PROTOCOLS[protocol](examples, seed, job.k, job.draw)
+    else:
+        split = PROTOCOLS[protocol](examples, seed)
     counts = split.counts()
-    unit = "whole paradigms" if protocol == "lemmas" else "held-out cells"
-    say(
-        f"{name}: {len(examples):,} entries -> train {counts['train']:,}, dev {counts['dev']:,}, "
-        f"test {counts['test']:,} ({unit}; {counts['moved_to_train']:,} held-out entries with "
-        f"a morpheme unseen in train moved to train)"
-    )
+    if protocol == "sample":
+        how = "by token count" if has_counts(examples) else "uniformly (the corpus has no counts)"
+        say(
+            f"{name}: {len(examples):,} entries; draw {job.draw} of k = {job.k} took "
+            f"{counts['train']:,} training entries {how}; dev {counts['dev']:,} and test "
+            f"{counts['test']:,} from the rest whose morphemes were drawn "
+            f"({counts['uncovered']:,} others left out)"
+        )
+    else:
+        unit = "whole paradigms" if protocol == "lemmas" else "held-out cells"
+        say(
+            f"{name}: {len(examples):,} entries -> train {counts['train']:,}, dev "
+            f"{counts['dev']:,}, test {counts['test']:,} ({unit}; {counts['moved_to_train']:,} "
+            f"held-out entries with a morpheme unseen in train moved to train)"
+        )
     if not split.dev or not split.test:
         raise InputError(f"{name}: too little data to split ({len(examples)} entries)")
     return split
@@ -74,12 +105,16 @@ def start_run(job: TrainRequest, out: Path, force: bool) -> Run:
     """Read the corpus, split it and write a new run directory (not yet trained)."""
     variant = lookup("models", job.variant)
     lookup("transcribers", job.transcriber)
+    selected_metrics(job.metrics)
     choose_device(job.device)
     check_precision(job.training.precision)
     corpus = lookup("corpora", job.corpus)
     lexicon = corpus.read(job.request)
+    if job.max_entries is not None and len(lexicon) > job.max_entries:
+        say(f"{lexicon.name}: kept {job.max_entries:,} of {len(lexicon):,} entries (--max-entries)")
+        lexicon = lexicon.capped(job.max_entries, job.training.seed)
     examples = surface_examples(lexicon, job.transcriber, job.request.lang)
-    split = split_examples(examples, job.training.seed, lexicon.name or job.corpus, job.split)
+    split = split_examples(examples, job, lexicon.name or job.corpus)
     vocabularies = Vocabularies.build(split.train)
     config: dict[str, Any] = {
         "phonkit_version": __version__,
@@ -98,6 +133,10 @@ def start_run(job: TrainRequest, out: Path, force: bool) -> Run:
         "device": job.device,
         "split": split.counts(),
         "protocol": split.protocol,
+        "k": job.k,
+        "draw": job.draw if job.k is not None else None,
+        "max_entries": job.max_entries,
+        "metrics": job.metrics,
         "max_length": 2 * max(len(example.surface) for example in split.train) + 2,
     }
     splits = {"train": split.train, "dev": split.dev, "test": split.test}
@@ -135,8 +174,9 @@ def finish_run(run: Run, device: torch.device) -> dict[str, dict[str, float]]:
     max_length = run.config["max_length"]
     joiner = run.transcriber().joiner
     precision = run.config["training"].get("precision", "auto")
+    metrics = selected_metrics(run.config.get("metrics"))
     results: dict[str, Evaluation] = {
-        split: evaluate(model, run.examples(split), vocabularies, max_length, precision=precision)
+        split: evaluate(model, run.examples(split), vocabularies, max_length, metrics, precision)
         for split in ("dev", "test")
     }
     write_atomic(run.path / "predictions.tsv", format_rows(results["test"].rows(joiner)))

@@ -9,7 +9,7 @@ both the same.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cached_property
+from functools import cache, cached_property, lru_cache
 
 from phonkit.hookspecs import hookimpl
 from phonkit.metrics import Metric, Scored
@@ -19,12 +19,6 @@ class PanPhonMetric(Metric):
     higher_is_better = False
 
     @cached_property
-    def distance(self):
-        import panphon.distance
-
-        return panphon.distance.Distance()
-
-    @cached_property
     def table(self):
         import panphon.featuretable
 
@@ -32,10 +26,21 @@ class PanPhonMetric(Metric):
 
     def item_scores(self, items: Sequence[Scored]) -> list[float]:
         """Feature edit distance of each prediction to its gold form (IPA symbols)."""
-        return [
-            self.distance.feature_edit_distance("".join(item.prediction), "".join(item.gold))
-            for item in items
-        ]
+        return [feature_edit_distance("".join(i.prediction), "".join(i.gold)) for i in items]
+
+
+@lru_cache(maxsize=1 << 18)
+def feature_edit_distance(prediction: str, gold: str) -> float:
+    """Remembered: panphon's distance is slow (a Python loop over feature vectors), and ``fed``
+    and ``fer`` score the same pairs, as do repeated evaluations of one run."""
+    return _distance().feature_edit_distance(prediction, gold)
+
+
+@cache
+def _distance():
+    import panphon.distance
+
+    return panphon.distance.Distance()
 
 
 class FeatureEditDistance(PanPhonMetric):

@@ -1,0 +1,240 @@
+"""Many training runs as one experiment: resumable, optionally in parallel, with overall
+progress on stderr.
+
+An experiment directory holds ``experiment.json`` (its kind and settings), ``runs/NAME/``
+(one run directory per planned run), ``logs/NAME.log`` (each run's own messages) and
+``outcomes.json`` (how each run ended: finished, skipped with a reason, or failed) and
+``plan.json`` (every run planned so far, with its labels, for the reports). A run that
+finished before is reused; one that was interrupted goes on from its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shutil
+import sys
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import redirect_stderr
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from phonkit.errors import InputError
+from phonkit.rundir import Run
+from phonkit.tsv import write_atomic
+from phonkit.workflow import TrainRequest, start_run, train_run
+
+MANIFEST = "experiment.json"
+OUTCOMES = "outcomes.json"
+PLAN = "plan.json"
+
+
+@dataclass
+class Planned:
+    """One run of an experiment: its directory name, what to train, and the labels the
+    reports group it by (language, variant, seed, k, draw...)."""
+
+    name: str
+    job: TrainRequest
+    labels: dict[str, Any]
+
+
+@dataclass
+class Outcome:
+    """How a run ended: ``finished``, ``skipped`` (its data cannot make a run: the reason is
+    in ``message``) or ``failed`` (an error; the traceback is in its log)."""
+
+    name: str
+    status: str
+    message: str = ""
+    seconds: float = 0.0
+
+
+def open_experiment(root: Path, kind: str, settings: dict[str, Any], force: bool) -> None:
+    """Create the experiment directory, or check that an existing one was made by the same
+    kind of experiment with the same settings (so finished runs can be reused)."""
+    manifest = {"kind": kind, "settings": settings}
+    if root.exists() and not root.is_dir():
+        raise InputError(f"{root} is a file; --out needs a directory")
+    if (root / MANIFEST).is_file():
+        if force:
+            shutil.rmtree(root)
+        else:
+            found = read_manifest(root)
+            if found != manifest:
+                changed = _differences(found.get("settings", {}), settings)
+                raise InputError(
+                    f"{root} holds a {found.get('kind')} experiment made with other settings "
+                    f"({changed}); choose another --out, or pass --force to start it over"
+                )
+    elif root.is_dir() and any(root.iterdir()):
+        raise InputError(f"{root} is not empty and holds no phonkit experiment")
+    root.mkdir(parents=True, exist_ok=True)
+    write_atomic(root / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+
+
+def read_manifest(root: Path) -> dict[str, Any]:
+    try:
+        return json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+    except OSError:
+        raise InputError(f"{root}: not a phonkit experiment directory (no {MANIFEST})") from None
+    except ValueError as error:
+        raise InputError(f"{root / MANIFEST}: not valid JSON ({error})") from None
+
+
+def _differences(old: dict[str, Any], new: dict[str, Any]) -> str:
+    keys = sorted(set(old) | set(new))
+    changed = [
+        f"{key} {old.get(key)!r} -> {new.get(key)!r}"
+        for key in keys
+        if old.get(key) != new.get(key)
+    ]
+    return "; ".join(changed) or "another layout"
+
+
+def read_plan(root: Path) -> dict[str, dict[str, Any]]:
+    """Every run planned in this experiment directory so far: name -> labels."""
+    try:
+        return json.loads((root / PLAN).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def read_outcomes(root: Path) -> dict[str, Outcome]:
+    try:
+        data = json.loads((root / OUTCOMES).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {name: Outcome(**fields) for name, fields in data.items()}
+
+
+def finished_runs(root: Path) -> dict[str, Run]:
+    """The finished run directories of an experiment, by name."""
+    folder = root / "runs"
+    if not folder.is_dir():
+        return {}
+    return {
+        path.name: Run(path)
+        for path in sorted(folder.iterdir())
+        if (path / "metrics.json").is_file() and (path / "config.json").is_file()
+    }
+
+
+def run_one(planned: Planned, root: Path, threads: int | None = None) -> Outcome:
+    """Train one planned run (or reuse or resume it); its messages go to its log file."""
+    path = root / "runs" / planned.name
+    if Run(path).finished:
+        return Outcome(planned.name, "finished", "reused")
+    if threads:
+        import torch
+
+        torch.set_num_threads(threads)
+    log = root / "logs" / f"{planned.name}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    with log.open("a", encoding="utf-8") as stream, redirect_stderr(stream):
+        try:
+            if (path / "config.json").is_file():
+                run = Run.open(path, finished=False)  # interrupted before: go on
+            else:
+                if path.exists():  # a start cut short before its config was written
+                    shutil.rmtree(path)
+                run = start_run(planned.job, path, force=False)
+            train_run(run)
+        except InputError as error:
+            print(f"skipped: {error}", file=stream)
+            return Outcome(planned.name, "skipped", str(error), time.perf_counter() - started)
+        except Exception as error:  # one run's failure must not end the others
+            traceback.print_exc(file=stream)
+            message = f"{type(error).__name__}: {error}"
+            return Outcome(planned.name, "failed", message, time.perf_counter() - started)
+    return Outcome(planned.name, "finished", "", time.perf_counter() - started)
+
+
+def execute(
+    plan: Sequence[Planned],
+    root: Path,
+    jobs: int = 1,
+    on_outcome: Callable[[int, Outcome], None] | None = None,
+) -> dict[str, Outcome]:
+    """Run every planned run, ``jobs`` at a time (separate processes when more than one;
+    on a CPU they share its cores), recording each outcome in ``outcomes.json`` as it comes."""
+    planned_so_far = read_plan(root) | {planned.name: planned.labels for planned in plan}
+    write_atomic(root / PLAN, json.dumps(planned_so_far, indent=2, ensure_ascii=False) + "\n")
+    outcomes = read_outcomes(root)
+
+    done = 0
+
+    def record(outcome: Outcome) -> None:
+        nonlocal done
+        done += 1
+        reused = outcome.message == "reused" and outcome.name in outcomes
+        if not reused:  # a reused run keeps the record of when it ran
+            outcomes[outcome.name] = outcome
+            data = {name: asdict(found) for name, found in outcomes.items()}
+            write_atomic(root / OUTCOMES, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        if on_outcome:
+            on_outcome(done, outcome)
+
+    pending = []
+    for planned in plan:
+        if Run(root / "runs" / planned.name).finished:
+            record(Outcome(planned.name, "finished", "reused"))
+        else:
+            pending.append(planned)
+    if jobs <= 1 or len(pending) <= 1:
+        for planned in pending:
+            record(run_one(planned, root))
+        return outcomes
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = {pool.submit(run_one, planned, root, threads): planned for planned in pending}
+        try:
+            for future in as_completed(futures):
+                record(future.result())
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+    return outcomes
+
+
+def progress_reporter(total: int) -> tuple[Any, Callable[[int, Outcome], None]]:
+    """A rich bar over the runs (on a terminal) and one line per run on stderr."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    # Bound to today's stderr: runs in this process redirect sys.stderr to their logs.
+    console = Console(file=sys.stderr)
+    bar = Progress(
+        TextColumn("experiment"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=not console.is_terminal,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    )
+    task = bar.add_task("runs", total=total)
+
+    def report(count: int, outcome: Outcome) -> None:
+        detail = {
+            "finished": "reused" if outcome.message == "reused" else _duration(outcome.seconds),
+            "skipped": f"skipped: {outcome.message}",
+            "failed": f"FAILED: {outcome.message}",
+        }[outcome.status]
+        console.print(f"[{count}/{total}] {outcome.name}: {detail}", highlight=False, markup=False)
+        bar.update(task, completed=count)
+
+    return bar, report
+
+
+def _duration(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    return f"finished in {minutes} min {rest} s" if minutes else f"finished in {rest} s"

@@ -1,0 +1,271 @@
+"""The UniMorph table of Wu, Ponti & Cotterell: the model variants on the paper's 28
+languages, ACC / MLD / NLL per language and on average, beside the paper's figures, with
+paired permutation tests between the variants.
+
+Each language reads the full UniMorph table when ``<data-dir>/unimorph/<iso3>`` exists,
+else the CoNLL-SIGMORPHON 2017 files (task 1 and task 2 merged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from phonkit.corpora import LANGUAGES, CorpusRequest
+from phonkit.errors import InputError
+from phonkit.experiments.runner import Planned, finished_runs, read_outcomes, read_plan
+from phonkit.experiments.tables import figure, markdown, mean_std, p_value, show, write_table
+from phonkit.plugins import lookup
+from phonkit.significance import PERMUTATIONS, compare
+from phonkit.tsv import write_atomic
+from phonkit.workflow import TrainRequest
+
+METRICS = ("acc", "mld", "nll")
+SOURCES = {"unimorph": "UniMorph", "conll2017": "CoNLL-2017"}
+
+#: The paper's figures (UniMorph 2.0, Table 2) that phonkit's design brief states: the averages
+#: of each variant over the 28 languages and the position-independent rows of three languages.
+#: The other rows of that table are not available here, so they are left empty, never guessed.
+PAPER = {
+    ("pi", "average"): (93.0, 0.172, 0.026),
+    ("pd", "average"): (75.7, 0.750, 0.082),
+    ("joint", "average"): (73.7, 0.971, 0.088),
+    ("pi", "nld"): (96.8, 0.069, 0.017),
+    ("pi", "tur"): (89.8, 0.301, 0.013),
+    ("pi", "eng"): (90.9, 0.179, 0.045),
+}
+
+
+def source(lang: str, data_dir: Path | None) -> str | None:
+    """The corpus a language's row reads: the full UniMorph table if it is on disk, else the
+    CoNLL-2017 files; None when neither is there."""
+    request = CorpusRequest(lang, data_dir)
+    if lookup("corpora", "unimorph").table(request, lang) is not None:
+        return "unimorph"
+    if lang in lookup("corpora", "conll2017").languages(request):
+        return "conll2017"
+    return None
+
+
+def languages(spec: str, data_dir: Path | None) -> dict[str, str]:
+    """The languages of ``--langs`` (``all``: the paper's 28) with the corpus each reads."""
+    wanted = (
+        list(LANGUAGES)
+        if spec.strip() == "all"
+        else [code.strip() for code in spec.split(",") if code.strip()]
+    )
+    if not wanted:
+        raise InputError("--langs needs ISO 639-3 codes separated by commas, or all")
+    found = {lang: source(lang, data_dir) for lang in dict.fromkeys(wanted)}
+    missing = [lang for lang, corpus in found.items() if corpus is None]
+    if missing:
+        available = sorted(
+            code
+            for code in set(LANGUAGES) | {lang for lang in found if found[lang]}
+            if source(code, data_dir)
+        )
+        raise InputError(
+            f"no UniMorph table or CoNLL-2017 files for {', '.join(missing)} under "
+            f"{CorpusRequest(data_dir=data_dir).root}; available: {', '.join(available) or 'none'}"
+        )
+    return {lang: corpus for lang, corpus in found.items() if corpus}
+
+
+def plan(
+    langs: dict[str, str], variants: Sequence[str], seeds: Sequence[int], base: TrainRequest
+) -> list[Planned]:
+    """One run per (language, variant, seed), languages in the order given."""
+    runs = []
+    for lang, corpus in langs.items():
+        for variant in variants:
+            for seed in seeds:
+                job = replace(
+                    base,
+                    corpus=corpus,
+                    request=replace(base.request, lang=lang),
+                    variant=variant,
+                    training=replace(base.training, seed=seed),
+                )
+                labels = {"lang": lang, "variant": variant, "seed": seed, "source": corpus}
+                runs.append(Planned(f"{lang}-{variant}-s{seed}", job, labels))
+    return runs
+
+
+def report(root: Path, permutations: int = PERMUTATIONS) -> None:
+    """Write ``results.{tsv,md}`` and ``significance.tsv`` from the finished runs."""
+    planned = read_plan(root)
+    runs = finished_runs(root)
+    outcomes = read_outcomes(root)
+    langs = list(dict.fromkeys(labels["lang"] for labels in planned.values()))
+    variants = list(dict.fromkeys(labels["variant"] for labels in planned.values()))
+    cells: dict[tuple[str, str], dict[str, Any]] = {}
+    for name, labels in planned.items():
+        cell = cells.setdefault(
+            (labels["lang"], labels["variant"]),
+            {"source": labels["source"], "runs": [], "notes": [], "test": None},
+        )
+        if name in runs:
+            cell["runs"].append(runs[name])
+            cell["test"] = runs[name].config["split"]["test"]
+        elif name in outcomes and outcomes[name].status != "finished":
+            cell["notes"].append(f"{outcomes[name].status}: {outcomes[name].message}")
+        else:
+            cell["notes"].append("not run yet")
+    scores = {key: _means(cell["runs"]) for key, cell in cells.items()}
+
+    long_rows = []
+    for (lang, variant), cell in cells.items():
+        figures = scores[(lang, variant)]
+        long_rows.append(
+            [lang, SOURCES.get(cell["source"], cell["source"]), variant, len(cell["runs"]),
+             cell["test"] or "", *(f"{figures[m]:.6g}" if figures else "" for m in METRICS),
+             *_paper(variant, lang),
+             "; ".join(dict.fromkeys(cell["notes"])) if not cell["runs"] else ""]
+        )  # fmt: skip
+    header = ["language", "source", "variant", "seeds", "test_cells", *METRICS,
+              *(f"paper_{m}" for m in METRICS), "note"]  # fmt: skip
+    write_table(root / "results.tsv", header, long_rows)
+
+    comparisons = _significance(cells, variants, langs, permutations)
+    write_table(
+        root / "significance.tsv",
+        ["language", "variant_a", "variant_b", "metric", "items", "mean_a", "mean_b", "p_value"],
+        [[lang, a, b, c.metric, c.items, f"{c.mean_a:.6g}", f"{c.mean_b:.6g}", f"{c.p_value:.6g}"]
+         for (lang, a, b), found in comparisons.items() for c in found],
+    )  # fmt: skip
+    header, rows = _wide(langs, variants, cells, scores)
+    text = _document(root, markdown(header, rows), langs, variants, cells)
+    write_atomic(root / "results.md", text + _tests(comparisons, permutations))
+    show(f"{root}: test ACC / MLD / NLL", *_compact(header, rows, variants))
+
+
+def _means(runs: list) -> dict[str, float]:
+    """Each metric's mean over a cell's finished seeds."""
+    if not runs:
+        return {}
+    tests = [run.read_json("metrics.json")["test"] for run in runs]
+    return {m: mean_std([test[m] for test in tests])[0] for m in METRICS}
+
+
+def _paper(variant: str, lang: str) -> list[str]:
+    paper = PAPER.get((variant, lang), (None, None, None))
+    return [figure(v, m) for v, m in zip(paper, METRICS, strict=True)]
+
+
+def _wide(langs, variants, cells, scores) -> tuple[list[str], list[list[str]]]:
+    """One row per language: each variant's three figures, then the paper's for pi; then
+    the average over the languages every variant finished, and the paper's averages."""
+    header = ["language", "source", "test cells"]
+    header += [f"{v} {m.upper()}" for v in variants for m in METRICS]
+    header += [f"paper pi {m.upper()}" for m in METRICS]
+    rows = []
+    for lang in langs:
+        first = cells[(lang, variants[0])]
+        tests = [cells[(lang, v)]["test"] for v in variants if cells[(lang, v)]["test"]]
+        row = [lang, SOURCES.get(first["source"], first["source"])]
+        row.append(f"{tests[0]:,}" if tests else "")
+        for variant in variants:
+            if figures := scores[(lang, variant)]:
+                row += [figure(figures[m], m) for m in METRICS]
+            else:
+                row += [f"({'; '.join(dict.fromkeys(cells[(lang, variant)]['notes']))})", "", ""]
+        rows.append(row + _paper("pi", lang))
+    complete = [lang for lang in langs if all(scores[(lang, v)] for v in variants)]
+    if complete:
+        average = [f"average ({len(complete)} languages)", "", ""]
+        for variant in variants:
+            for m in METRICS:
+                average.append(figure(mean_std([scores[(x, variant)][m] for x in complete])[0], m))
+        rows.append(average + [""] * 3)
+    paper = ["paper average (28 languages)", "", ""]
+    rows.append(paper + [value for v in variants for value in _paper(v, "average")] + [""] * 3)
+    return header, rows
+
+
+def _compact(header, rows, variants) -> tuple[list[str], list[list[str]]]:
+    """The wide table with each variant's three figures in one column, for a terminal."""
+    width = len(METRICS)
+    groups = [*variants, "paper pi"]
+    compact = [header[:3] + [f"{name} ACC / MLD / NLL" for name in groups]]
+    for row in rows:
+        figures = [row[3 + i * width : 3 + (i + 1) * width] for i in range(len(groups))]
+        compact.append(row[:3] + [" / ".join(f for f in part if f) for part in figures])
+    return compact[0], compact[1:]
+
+
+def _item_means(runs: list) -> dict[tuple, dict[str, float]]:
+    """Per test cell, each metric averaged over the seeds that scored it."""
+    per_run = [run.item_scores() for run in runs]
+    shared = set(per_run[0]).intersection(*per_run[1:]) if per_run else set()
+    return {
+        key: {m: sum(scores[key][m] for scores in per_run) / len(per_run) for m in METRICS}
+        for key in shared
+    }
+
+
+def _significance(cells, variants, langs, permutations) -> dict[tuple, list]:
+    found = {}
+    for lang in langs:
+        runs = {v: cells[(lang, v)]["runs"] for v in variants}
+        items = {v: _item_means(found_runs) for v, found_runs in runs.items() if found_runs}
+        for a, b in combinations(variants, 2):
+            if a in items and b in items:
+                found[(lang, a, b)] = compare(items[a], items[b], METRICS, permutations)
+    return found
+
+
+def _document(root, table: str, langs, variants, cells) -> str:
+    return (
+        f"# UniMorph paradigm completion: {len(langs)} languages × {', '.join(variants)}\n\n"
+        f"Made by `phonkit experiment report {root}` from the finished runs in `{root}/runs` "
+        f"({_settings_line(cells)}). Test split; ACC in %, MLD in symbols, NLL in nats per "
+        "symbol; a variant's figures are the mean over its finished seeds. The paper's figures "
+        "are those of Wu, Ponti & Cotterell (UniMorph 2.0) that phonkit's docs state; the "
+        "other cells of the paper's table are not available here and are left empty.\n\n" + table
+    )
+
+
+def _tests(comparisons, permutations: int) -> str:
+    """The permutation tests as a Markdown section, with a count of significant wins."""
+    if not comparisons:
+        return ""
+    header = ["language", "pair"]
+    header += [label for m in METRICS for label in (f"Δ{m.upper()}", "p")]
+    rows = []
+    wins: dict[tuple, list[int]] = {}
+    for (lang, a, b), found in comparisons.items():
+        row = [lang, f"{a} − {b}"]
+        for c in found:
+            row += [figure(c.mean_a - c.mean_b, c.metric), p_value(c.p_value)]
+            better = c.mean_a > c.mean_b if c.metric == "acc" else c.mean_a < c.mean_b
+            tally = wins.setdefault((a, b, c.metric), [0, 0])
+            tally[0] += better and c.p_value < 0.05
+            tally[1] += 1
+        rows.append(row)
+    summary = "".join(
+        f"- {a} better than {b} on {metric.upper()} with p < 0.05 in {won} of {total} languages\n"
+        for (a, b, metric), (won, total) in wins.items()
+    )
+    return (
+        f"\n## Paired permutation tests\n\nTwo-sided, {permutations:,} random swaps of each "
+        "test cell's pair of scores (per-cell scores averaged over seeds); Δ is the first "
+        "variant's mean minus the second's.\n\n" + markdown(header, rows) + "\n" + summary
+    )
+
+
+def _settings_line(cells) -> str:
+    for cell in cells.values():
+        for run in cell["runs"]:
+            config = run.config
+            training, model = config["training"], config["model"]
+            cap = config.get("max_entries")
+            return (
+                f"transcriber {config['transcriber']}, d = {model['dim']}, σ = {model['sigma']}, "
+                f"batch {training['batch_size']}, at most {training['epochs']} epochs, "
+                f"patience {training['patience']}, precision {training['precision']}"
+                + (f", at most {cap:,} entries per language" if cap else "")
+            )
+    return "no finished runs yet"

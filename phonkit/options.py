@@ -1,0 +1,119 @@
+"""Command-line options that several commands share, declared once, and the parsing of
+list-valued options (``1,2,4``, ``KEY=VALUE``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from phonkit.errors import InputError
+from phonkit.phonology import ModelConfig
+from phonkit.training import TrainConfig
+
+RunDir = Annotated[
+    Path, typer.Option("--model", "-m", help="A run directory made by phonkit train.")
+]
+DataDir = Annotated[
+    Path | None,
+    typer.Option("--data-dir", help="Data root (else $PHONKIT_DATA, else the user data dir)."),
+]
+Corpus = Annotated[str, typer.Option(help="Corpus reader (see phonkit corpora).")]
+CorpusPath = Annotated[
+    str | None, typer.Option("--path", help="File or dataset for the tsv and hf corpora.")
+]
+Columns = Annotated[str | None, typer.Option(help="Column spec, e.g. lemma,features,form,count.")]
+CorpusOptions = Annotated[
+    list[str], typer.Option("--corpus-option", "-O", help="KEY=VALUE for the corpus reader.")
+]
+Precision = Annotated[
+    str,
+    typer.Option(
+        help="auto (bfloat16 on CUDA, fp32 on the CPU), fp32, or bf16 (fast on CPUs with "
+        "bfloat16 units; results may differ in the last digits)."
+    ),
+]
+Transcribers = Annotated[
+    str,
+    typer.Option(
+        "--transcriber",
+        help="G2P transcriber for surface symbols: none (orthography), epitran (IPA), "
+        "segments (forms already written as space-separated segments), disc (CELEX DISC to "
+        "IPA), or a plugin's.",
+    ),
+]
+Ipa = Annotated[
+    bool,
+    typer.Option(
+        "--ipa",
+        help="Surface forms in IPA: the corpus's own IPA table (CELEX: DISC) or else epitran.",
+    ),
+]
+Device = Annotated[str, typer.Option(help="auto, cpu or cuda.")]
+Epochs = Annotated[int, typer.Option(help="Maximum number of epochs.")]
+BatchSize = Annotated[int, typer.Option(help="Forms per batch.")]
+Patience = Annotated[int, typer.Option(help="Epochs without dev improvement before halving lr.")]
+Dim = Annotated[int, typer.Option(help="Size d of underlying forms and the LSTM.")]
+MaxEntries = Annotated[
+    int | None,
+    typer.Option(help="Keep at most this many entries of a corpus (whole paradigms, seeded)."),
+]
+Metrics = Annotated[
+    str | None,
+    typer.Option(help="Metrics scored at the end, comma-separated [default: every installed one]."),
+]
+FitSteps = Annotated[int, typer.Option(help="Gradient steps fitting the UFs of new lemmas.")]
+FitLr = Annotated[float, typer.Option(help="Adam learning rate of that fit.")]
+
+
+def key_values(pairs: list[str], option: str) -> dict[str, str]:
+    """``KEY=VALUE`` pairs of a repeatable option."""
+    found = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"{option} expects KEY=VALUE, not {pair!r}")
+        found[key.strip()] = value
+    return found
+
+
+def numbers(text: str, option: str) -> list[int]:
+    """Positive whole numbers separated by commas (``1,2,4,8``)."""
+    try:
+        values = [int(part) for part in text.split(",")]
+    except ValueError:
+        values = []
+    if not values or min(values) < 1:
+        raise InputError(f"{option} takes positive whole numbers separated by commas, not {text!r}")
+    return values
+
+
+def names(text: str, option: str) -> list[str]:
+    """Names separated by commas, in order, without repeats."""
+    found = list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    if not found:
+        raise InputError(f"{option} needs at least one name")
+    return found
+
+
+def configure(
+    model: ModelConfig, training: TrainConfig, settings: dict[str, str]
+) -> tuple[ModelConfig, TrainConfig]:
+    """Apply ``--set KEY=VALUE`` settings to the model and training configurations; each key
+    is a field of either (``sigma``, ``init_scale``, ``lr``, ``prior_weight``...)."""
+    changes: list[dict[str, object]] = [{}, {}]
+    for key, text in settings.items():
+        for number, config in enumerate((model, training)):
+            if key in config.__dataclass_fields__:
+                kind = type(getattr(config, key))
+                try:
+                    changes[number][key] = kind(text)
+                except ValueError:
+                    raise InputError(f"--set {key}={text}: {key} takes a {kind.__name__}") from None
+                break
+        else:
+            known = sorted({*model.__dataclass_fields__, *training.__dataclass_fields__} - {"seed"})
+            raise InputError(f"--set: unknown setting {key!r}; settings: {', '.join(known)}")
+    return replace(model, **changes[0]), replace(training, **changes[1])

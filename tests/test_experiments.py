@@ -1,0 +1,258 @@
+"""The k-sample split, capped corpora, the permutation test, run comparison and the two
+experiments (UniMorph table, CELEX learning curve) end to end with tiny settings."""
+
+import json
+import random
+
+import pytest
+from celex_files import write_celex
+
+from conftest import sample_lines
+from phonkit.encoding import Example
+from phonkit.errors import InputError
+from phonkit.lexicon import Entry, Lexicon, segment
+from phonkit.significance import permutation_test
+from phonkit.split import frequency_sample
+
+TINY = ["--dim", "16", "--epochs", "1", "--batch-size", "32"]
+
+
+def counted(paradigms=30, zero_every=0):
+    """Sample entries with Zipf-like counts (every ``zero_every``-th entry has count 0)."""
+    out = []
+    for number, line in enumerate(sample_lines(paradigms)):
+        lemma, form, bundle = line.split("\t")
+        count = 0 if zero_every and number % zero_every == 0 else 1000 / (number + 1)
+        entry = Entry(lemma, tuple(bundle.split(";")), form, count)
+        out.append(Example(entry, segment(form)))
+    return out
+
+
+def test_k_sample_draws_k_by_frequency_and_covers_dev_and_test():
+    data = counted(zero_every=5)
+    split = frequency_sample(data, seed=1, k=100)
+    assert split.protocol == "sample" and len(split.train) == 100
+    assert all(example.entry.count > 0 for example in split.train)  # count 0: never drawn
+    seen = {m for example in split.train for m in example.entry.morphemes}
+    assert split.dev and split.test and abs(len(split.dev) - len(split.test)) <= 1
+    assert all(seen.issuperset(e.entry.morphemes) for e in split.dev + split.test)
+    assert len(data) == 100 + len(split.dev) + len(split.test) + split.uncovered
+    assert not set(split.train) & set(split.dev + split.test)
+
+
+def test_k_sample_prefers_frequent_entries_and_draws_are_seeded():
+    data = counted()
+    frequent = set(data[:50])
+    draws = [frequency_sample(data, seed=1, k=60, draw=d).train for d in range(1, 6)]
+    assert draws[0] == frequency_sample(data, seed=1, k=60, draw=1).train
+    assert draws[0] != draws[1]
+    share = sum(len(frequent & set(train)) for train in draws) / (5 * 60)
+    # numpy's weighted choice without replacement gives 0.35 here; uniform draws 0.02
+    assert 0.25 < share < 0.45
+
+
+def test_k_sample_without_counts_is_uniform_and_k_is_checked():
+    data = [
+        Example(Entry(e.entry.lemma, e.entry.features, e.entry.form), e.surface) for e in counted(5)
+    ]
+    assert len(frequency_sample(data, seed=2, k=len(data)).train) == len(data)
+    with pytest.raises(InputError, match=f"more than the {len(data):,} entries"):
+        frequency_sample(data, seed=2, k=len(data) + 1)
+    with pytest.raises(InputError, match="entries with a positive count"):
+        frequency_sample(counted(5, zero_every=2), seed=2, k=len(data))
+
+
+def test_capped_lexicon_keeps_whole_paradigms_and_is_seeded():
+    rows = (line.split("\t") for line in sample_lines(20))
+    entries = [Entry(lemma, tuple(bundle.split(";")), form) for lemma, form, bundle in rows]
+    lexicon = Lexicon.of(entries)
+    capped = lexicon.capped(300, seed=1)
+    assert len(capped) == 300 and capped.entries == lexicon.capped(300, seed=1).entries
+    lemmas = [entry.lemma for entry in capped.entries]
+    complete = [lemma for lemma in dict.fromkeys(lemmas)][:-1]  # the last may be cut short
+    full = {lemma: sum(e.lemma == lemma for e in entries) for lemma in complete}
+    assert all(lemmas.count(lemma) == n for lemma, n in full.items())
+    assert capped.entries != lexicon.capped(300, seed=2).entries
+
+
+def test_permutation_test_tells_real_differences_from_noise():
+    rng = random.Random(0)
+    a = [rng.gauss(0, 1) for _ in range(300)]
+    assert permutation_test(a, a) == 1.0
+    assert permutation_test(a, [x + 0.5 for x in a], permutations=2000) < 0.001
+    noisy = [x + rng.gauss(0, 0.01) for x in a]
+    assert permutation_test(a, noisy, permutations=2000) > 0.01
+    assert permutation_test([1, 0, 1, 1], [0, 1, 1, 1], seed=3) == permutation_test(
+        [0, 1, 1, 1], [1, 0, 1, 1], seed=3
+    )
+
+
+@pytest.fixture
+def counts_file(tmp_path):
+    path = tmp_path / "counts.tsv"
+    rows = [f"{line}\t{1000 // (n + 1)}" for n, line in enumerate(sample_lines(20))]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_train_with_k_draws_from_a_tsv_with_counts(cli, counts_file, tmp_path):
+    args = ["train", "--corpus", "tsv", "--path", str(counts_file), "--lang", "tur",
+            "--columns", "lemma,form,features,count", *TINY]  # fmt: skip
+    result = cli(*args, "--k", "200", "--draw", "2", "--out", str(tmp_path / "run"))
+    assert result.code == 0, result.err
+    assert "draw 2 of k = 200 took 200 training entries by token count" in result.err
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert (config["protocol"], config["k"], config["draw"]) == ("sample", 200, 2)
+    assert config["split"]["train"] == 200
+    too_many = cli(*args, "--k", "100000", "--out", str(tmp_path / "big"))
+    assert too_many.code == 2 and "entries with a positive count there are to draw" in too_many.err
+    assert too_many.err.count("\n") == 1
+
+
+def test_compare_tests_two_runs_on_shared_cells(cli, counts_file, tmp_path):
+    args = ["train", "--corpus", "tsv", "--path", str(counts_file), "--lang", "tur",
+            "--columns", "lemma,form,features,count", *TINY, "--metrics", "acc,nll"]  # fmt: skip
+    for variant in ("pi", "pd"):
+        result = cli(*args, "--variant", variant, "--out", str(tmp_path / variant))
+        assert result.code == 0, result.err
+    header = (tmp_path / "pi" / "predictions.tsv").read_text().splitlines()[0]
+    assert header.split("\t")[4:] == ["acc", "nll"]  # only the metrics asked for
+    result = cli("compare", str(tmp_path / "pi"), str(tmp_path / "pd"), "--permutations", "200")
+    rows = [line.split("\t") for line in result.out.splitlines()]
+    assert rows[0] == ["metric", "items", "first", "second", "p_value"]
+    assert [row[0] for row in rows[1:]] == ["acc", "nll"]
+    assert all(0 < float(row[4]) <= 1 and int(row[1]) > 0 for row in rows[1:])
+
+
+def test_ipa_picks_the_corpus_transcriber(cli, tmp_path):
+    result = cli("train", "--ipa", "--transcriber", "segments", "--out", str(tmp_path / "x"))
+    assert result.code == 2 and "ask for two transcribers" in result.err
+    from phonkit.workflow import choose_transcriber
+
+    assert choose_transcriber("celex", "none", True) == "disc"
+    assert choose_transcriber("unimorph", "none", True) == "epitran"
+    assert choose_transcriber("unimorph", "segments", False) == "segments"
+
+
+@pytest.fixture
+def data_root(tmp_path):
+    """A data root with a UniMorph table for tur (20 paradigms), a tiny one for nld (too
+    little to split) and CoNLL-2017 files for Albanian (sqi) made of Turkish lines."""
+    root = tmp_path / "data"
+    (root / "unimorph").mkdir(parents=True)
+    (root / "unimorph" / "tur.tsv").write_text("\n".join(sample_lines(20)) + "\n")
+    (root / "unimorph" / "nld.tsv").write_text("lopen\tloop\tV;SG\n")
+    task2 = root / "conll2017" / "task2"
+    task2.mkdir(parents=True)
+    (task2 / "albanian-train-low").write_text("\n".join(sample_lines(15)[100:]) + "\n")
+    return root
+
+
+def test_unimorph_experiment_runs_resumes_and_reports(cli, data_root, tmp_path):
+    out = tmp_path / "exp"
+    args = ["experiment", "unimorph", "--langs", "tur,sqi,nld", "--variants", "pi,pd",
+            "--data-dir", str(data_root), "--out", str(out), *TINY,
+            "--metrics", "acc,mld,nll", "--permutations", "200"]  # fmt: skip
+    result = cli(*args)
+    assert result.code == 0, result.err
+    assert "[6/6]" in result.err and "nld-pi-s1: skipped" in result.err
+    rows = [line.split("\t") for line in (out / "results.tsv").read_text().splitlines()]
+    header, body = (
+        rows[0],
+        {(row[0], row[2]): dict(zip(rows[0], row, strict=True)) for row in rows[1:]},
+    )
+    assert header[:8] == [
+        "language",
+        "source",
+        "variant",
+        "seeds",
+        "test_cells",
+        "acc",
+        "mld",
+        "nll",
+    ]
+    assert (
+        body[("tur", "pi")]["source"] == "UniMorph"
+        and body[("sqi", "pd")]["source"] == "CoNLL-2017"
+    )
+    assert body[("tur", "pi")]["paper_acc"] == "89.8"
+    assert 0 <= float(body[("sqi", "pi")]["acc"]) <= 100
+    assert "too little data" in body[("nld", "pi")]["note"] and body[("nld", "pi")]["acc"] == ""
+    tests = [line.split("\t") for line in (out / "significance.tsv").read_text().splitlines()[1:]]
+    assert {(row[0], row[3]) for row in tests} == {
+        (lang, m) for lang in ("tur", "sqi") for m in ("acc", "mld", "nll")
+    }
+    assert all(0 < float(row[7]) <= 1 for row in tests)
+    markdown = (out / "results.md").read_text()
+    assert "| tur | UniMorph |" in markdown and "pi better than pd on ACC" in markdown
+
+    # A second invocation reuses finished runs; an interrupted one goes on.
+    (out / "runs" / "sqi-pd-s1" / "metrics.json").unlink()
+    again = cli(*args)
+    assert again.code == 0, again.err
+    assert "tur-pi-s1: reused" in again.err and "sqi-pd-s1: finished" in again.err
+    assert "resuming after epoch 1" in (out / "logs" / "sqi-pd-s1.log").read_text()
+
+    # Other settings in the same directory are refused, and report rebuilds the tables.
+    changed = cli(*args[:-6], "--epochs", "2", "--metrics", "acc,mld,nll")
+    assert changed.code == 2 and "epochs" in changed.err and changed.err.count("\n") == 1
+    before = (out / "results.tsv").read_text()
+    (out / "results.tsv").unlink()
+    assert cli("experiment", "report", str(out), "--permutations", "200").code == 0
+    assert (out / "results.tsv").read_text() == before
+
+
+def test_unimorph_experiment_rejects_unknown_languages(cli, data_root, tmp_path):
+    result = cli("experiment", "unimorph", "--langs", "tur,xyz", "--data-dir", str(data_root),
+                 "--out", str(tmp_path / "exp"))  # fmt: skip
+    assert result.code == 2 and result.err.count("\n") == 1
+    assert "no UniMorph table or CoNLL-2017 files for xyz" in result.err
+    assert "available: nld, sqi, tur" in result.err
+    assert not (tmp_path / "exp").exists()
+
+
+def test_experiment_runs_in_parallel_processes(cli, data_root, tmp_path):
+    out = tmp_path / "exp"
+    result = cli("experiment", "unimorph", "--langs", "tur", "--variants", "pi,pd",
+                 "--data-dir", str(data_root), "--out", str(out), *TINY, "--jobs", "2",
+                 "--metrics", "acc,mld,nll", "--permutations", "100")  # fmt: skip
+    assert result.code == 0, result.err
+    assert all((out / "runs" / f"tur-{v}-s1" / "metrics.json").is_file() for v in ("pi", "pd"))
+
+
+def test_celex_learning_curve_end_to_end(cli, tmp_path, monkeypatch):
+    monkeypatch.delenv("PHONKIT_CELEX", raising=False)
+    root = write_celex(tmp_path / "celex", languages=("nld",))
+    out = tmp_path / "curve"
+    result = cli("experiment", "celex", "--lang", "nld", "--data-dir", str(root), "--k", "40,80",
+                 "--draws", "2", "--variants", "pi,pd", *TINY, "--out", str(out),
+                 "--metrics", "acc,mld,nll")  # fmt: skip
+    assert result.code == 0, result.err
+    assert "[8/8]" in result.err
+    rows = [line.split("\t") for line in (out / "curve.tsv").read_text().splitlines()]
+    assert rows[0][:4] == ["variant", "k", "draws", "acc_mean"]
+    assert [(row[0], row[1], row[2]) for row in rows[1:]] == [
+        ("pi", "40", "2"),
+        ("pi", "80", "2"),
+        ("pd", "40", "2"),
+        ("pd", "80", "2"),
+    ]
+    train = (out / "runs" / "pi-k40-d1" / "train.tsv").read_text().splitlines()
+    assert len(train) == 40
+    assert train == (out / "runs" / "pd-k40-d1" / "train.tsv").read_text().splitlines()
+    assert train != (out / "runs" / "pi-k40-d2" / "train.tsv").read_text().splitlines()
+    assert (out / "curve.png").read_bytes()[:4] == b"\x89PNG"
+    assert (out / "curve.svg").read_text().lstrip().startswith("<?xml")
+    assert "| pi | 40 | 2 |" in (out / "curve.md").read_text()
+    before = (out / "curve.tsv").read_text()
+    assert cli("experiment", "report", str(out)).code == 0
+    assert (out / "curve.tsv").read_text() == before
+
+
+def test_celex_experiment_without_celex_is_one_line(cli, tmp_path, monkeypatch):
+    monkeypatch.delenv("PHONKIT_CELEX", raising=False)
+    monkeypatch.setenv("PHONKIT_DATA", str(tmp_path / "nothing"))
+    result = cli("experiment", "celex", "--lang", "nld", "--out", str(tmp_path / "curve"))
+    assert result.code == 2, result.err
+    assert "LDC96L14" in result.err and "PHONKIT_CELEX" in result.err
+    assert result.err.count("\n") == 1
