@@ -566,7 +566,8 @@ def main(argv: list[str] | None = None) -> None:
 
 def _interrupted() -> int:
     print(
-        "phonkit: interrupted (a training run goes on with: phonkit train --resume --out DIR)",
+        "phonkit: interrupted (a training run goes on with: phonkit train --resume --out DIR; "
+        "an experiment with the same command again)",
         file=sys.stderr,
     )
     return 130

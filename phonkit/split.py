@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from phonkit.encoding import Example
 from phonkit.errors import InputError
-from phonkit.lexicon import FEATURE
+from phonkit.lexicon import FEATURE, Entry
 
 
 @dataclass
@@ -104,6 +104,18 @@ def has_counts(examples: Sequence[Example]) -> bool:
     return any(example.entry.count for example in examples)
 
 
+def drawable(entries: Sequence[Entry], k: int, name: str = "") -> list[int]:
+    """The indices of the entries a k-sample draws from — those with a positive count, or
+    all when no entry has a count — after checking that there are at least ``k``."""
+    weighted = any(entry.count for entry in entries)
+    usable = [i for i, e in enumerate(entries) if not weighted or (e.count or 0) > 0]
+    if k > len(usable):
+        what = "entries with a positive count" if weighted else "entries"
+        of = f" of {name}" if name else ""
+        raise InputError(f"--k {k} is more than the {len(usable):,} {what}{of} there are to draw")
+    return usable
+
+
 def frequency_sample(examples: Sequence[Example], seed: int, k: int, draw: int = 1) -> Split:
     """The learning-curve protocol of the CELEX experiment: ``k`` training entries drawn
     without replacement with probability proportional to their token count (uniformly when
@@ -113,10 +125,7 @@ def frequency_sample(examples: Sequence[Example], seed: int, k: int, draw: int =
     stream, so every (seed, draw) is repeatable and the draws are independent."""
     rng = random.Random(f"k-sample:{seed}:{draw}")
     weighted = has_counts(examples)
-    usable = [i for i, e in enumerate(examples) if not weighted or (e.entry.count or 0) > 0]
-    if k > len(usable):
-        what = "entries with a positive count" if weighted else "entries"
-        raise InputError(f"--k {k} is more than the {len(usable):,} {what} there are to draw")
+    usable = drawable([example.entry for example in examples], k)
     # Efraimidis & Spirakis (2006): the k largest keys u^(1/w) are a weighted draw without
     # replacement; log keys keep tiny weights from underflowing to 0.
     keys = (

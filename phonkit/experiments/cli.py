@@ -102,7 +102,7 @@ def unimorph(
         training=training,
     )
     plan = kind.plan(chosen, _variants(variants), numbers(seeds, "--seeds"), base)
-    settings = _settings(base) | {"data_dir": str(CorpusRequest(data_dir=data_dir).root)}
+    settings = _settings(base) | {"data_dir": str(base.request.root.resolve())}
     _run(out, "unimorph", settings, plan, jobs, force, lambda: kind.report(out, permutations))
 
 

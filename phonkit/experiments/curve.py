@@ -9,11 +9,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from phonkit.errors import InputError
 from phonkit.experiments.runner import Planned, finished_runs, read_outcomes, read_plan
 from phonkit.experiments.tables import figure, markdown, mean_std, show, write_table
 from phonkit.lexicon import Lexicon
 from phonkit.progress import say
+from phonkit.split import drawable
 from phonkit.tsv import write_atomic
 from phonkit.workflow import TrainRequest
 
@@ -23,13 +23,9 @@ LABELS = {"acc": "ACC (%)", "mld": "MLD (symbols)", "nll": "NLL (nats per symbol
 
 def check_sizes(lexicon: Lexicon, sizes: Sequence[int]) -> None:
     """Every k must leave entries to draw from (those with a positive count, when the
-    corpus has counts)."""
-    weighted = any(entry.count for entry in lexicon.entries)
-    usable = sum(1 for entry in lexicon.entries if not weighted or (entry.count or 0) > 0)
-    if max(sizes) > usable:
-        what = "entries with a positive count" if weighted else "entries"
-        raise InputError(f"--k {max(sizes)} is more than the {usable:,} {what} of {lexicon.name}")
-    if not weighted:
+    corpus has counts); checked once, before any run starts."""
+    drawable(lexicon.entries, max(sizes), lexicon.name)
+    if not any(entry.count for entry in lexicon.entries):
         say(f"{lexicon.name} has no token counts: each k-sample is drawn uniformly")
 
 
