@@ -88,6 +88,8 @@ def read_manifest(root: Path) -> dict[str, Any]:
 
 
 def _differences(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """``training.epochs 1 -> 2; ...``: the settings that differ, nested ones by dotted name."""
+    old, new = _flat(old), _flat(new)
     keys = sorted(set(old) | set(new))
     changed = [
         f"{key} {old.get(key)!r} -> {new.get(key)!r}"
@@ -95,6 +97,16 @@ def _differences(old: dict[str, Any], new: dict[str, Any]) -> str:
         if old.get(key) != new.get(key)
     ]
     return "; ".join(changed) or "another layout"
+
+
+def _flat(settings: dict[str, Any]) -> dict[str, Any]:
+    flat = {}
+    for key, value in settings.items():
+        if isinstance(value, dict):
+            flat.update({f"{key}.{inner}": item for inner, item in value.items()})
+        else:
+            flat[key] = value
+    return flat
 
 
 def read_plan(root: Path) -> dict[str, dict[str, Any]]:
