@@ -32,6 +32,7 @@ from phonkit.options import (
     Precision,
     RunDir,
     Transcribers,
+    at_least_one,
     key_values,
     names,
     numbers,
@@ -121,10 +122,9 @@ def train(
     from phonkit.rundir import Run
     from phonkit.workflow import TrainRequest, choose_transcriber, start_run, train_run
 
-    if epochs < 1 or batch_size < 1 or dim < 1:
-        raise InputError("--epochs, --batch-size and --dim must be at least 1")
-    if min(k or 1, draw, max_entries or 1) < 1:
-        raise InputError("--k, --draw and --max-entries must be at least 1")
+    at_least_one(
+        epochs=epochs, batch_size=batch_size, dim=dim, k=k, draw=draw, max_entries=max_entries
+    )
     if resume:
         if out is None:
             raise InputError("--resume needs --out DIR, the run to go on with")
@@ -397,8 +397,7 @@ def compare(
     from phonkit.significance import compare as test
     from phonkit.tsv import format_rows
 
-    if permutations < 1:
-        raise InputError("--permutations must be at least 1")
+    at_least_one(permutations=permutations)
     a, b = Run.open(first).item_scores(), Run.open(second).item_scores()
     shared = [key for key in a if key in b]
     if not shared:
@@ -541,7 +540,11 @@ def main(argv: list[str] | None = None) -> None:
 
     try:
         manager().hook.register_commands(app=app)
-        app(args=argv, prog_name="phonkit", standalone_mode=False)
+        # Outside standalone mode Click returns the code of a ``typer.Exit`` instead of
+        # exiting with it (our commands themselves return None).
+        code = app(args=argv, prog_name="phonkit", standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except EXITS as done:
         sys.exit(done.exit_code)
     except ABORTS:

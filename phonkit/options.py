@@ -68,6 +68,15 @@ FitSteps = Annotated[int, typer.Option(help="Gradient steps fitting the UFs of n
 FitLr = Annotated[float, typer.Option(help="Adam learning rate of that fit.")]
 
 
+def at_least_one(**options: int | None) -> None:
+    """Each option given (not None) must be 1 or more: ``--max-entries 0`` is an error, not
+    "no limit"."""
+    bad = [name for name, value in options.items() if value is not None and value < 1]
+    if bad:
+        named = ", ".join("--" + name.replace("_", "-") for name in bad)
+        raise InputError(f"{named} must be at least 1")
+
+
 def key_values(pairs: list[str], option: str) -> dict[str, str]:
     """``KEY=VALUE`` pairs of a repeatable option."""
     found = {}

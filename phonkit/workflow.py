@@ -74,8 +74,10 @@ def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Spl
     protocol, seed = job.split, job.training.seed
     if protocol not in PROTOCOLS:
         raise InputError(f"unknown split {protocol!r}; use {', '.join(PROTOCOLS)}")
-    if (protocol == "sample") != (job.k is not None):
-        raise InputError("--k K goes with the k-sample split (--split sample), and only with it")
+    if protocol == "sample" and job.k is None:
+        raise InputError("--split sample needs --k K, the number of training entries to draw")
+    if protocol != "sample" and job.k is not None:
+        raise InputError(f"--k goes with the k-sample split, not with --split {protocol}")
     if protocol == "sample":
         split = PROTOCOLS[protocol](examples, seed, job.k, job.draw)
     else:

@@ -203,6 +203,23 @@ def test_unimorph_experiment_runs_resumes_and_reports(cli, data_root, tmp_path):
     assert (out / "results.tsv").read_text() == before
 
 
+def test_cells_reach_the_permutation_test_in_file_order():
+    """Set order changes between processes (string hashing), and the test pairs its random
+    swaps with the cells in order: the cells must come in the order of the files."""
+    from phonkit.experiments.unimorph import _item_means
+
+    class Scored:
+        def __init__(self, keys):
+            self.keys = keys
+
+        def item_scores(self):
+            return {key: {"acc": 1.0, "mld": 0.0, "nll": 0.1} for key in self.keys}
+
+    keys = [(f"lemma{i}", "N;PL", f"form{i}") for i in range(200)]
+    seeds = [Scored(keys), Scored(list(reversed(keys[5:])))]
+    assert list(_item_means(seeds)) == keys[5:]
+
+
 def test_unimorph_experiment_rejects_unknown_languages(cli, data_root, tmp_path):
     result = cli("experiment", "unimorph", "--langs", "tur,xyz", "--data-dir", str(data_root),
                  "--out", str(tmp_path / "exp"))  # fmt: skip
@@ -257,3 +274,56 @@ def test_celex_experiment_without_celex_is_one_line(cli, tmp_path, monkeypatch):
     assert result.code == 2, result.err
     assert "LDC96L14" in result.err and "PHONKIT_CELEX" in result.err
     assert result.err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["train", "--max-entries", "0"], "--max-entries must be at least 1"),
+        (["train", "--k", "0"], "--k must be at least 1"),
+        (["train", "--split", "sample"], "--split sample needs --k K"),
+        (["train", "--k", "5", "--split", "lemmas"], "--k goes with the k-sample split"),
+        (["experiment", "unimorph", "--langs", "tur", "--max-entries", "0"], "--max-entries must"),
+        (["experiment", "unimorph", "--langs", "tur", "--set", "sigma=x"], "sigma takes a float"),
+        (["experiment", "unimorph", "--langs", "tur", "--set", "nope=1"], "unknown setting 'nope'"),
+        (["experiment", "celex", "--lang", "nld", "--draws", "0"], "--draws must be at least 1"),
+    ],
+)
+def test_bad_options_are_one_line_exit_2_and_write_nothing(cli, data_root, tmp_path, args, message):
+    out = tmp_path / "out"
+    result = cli(*args, "--data-dir", str(data_root), "--out", str(out))
+    assert result.code == 2, result.err
+    assert message in result.err and result.err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_a_failing_run_ends_with_exit_1_keeps_the_others_and_is_retried(
+    cli, data_root, tmp_path, monkeypatch
+):
+    from phonkit.experiments import runner
+
+    out = tmp_path / "exp"
+    args = ["experiment", "unimorph", "--langs", "tur", "--variants", "pi,pd",
+            "--data-dir", str(data_root), "--out", str(out), *TINY, "--set", "sigma=0.1",
+            "--metrics", "acc,mld,nll", "--permutations", "100"]  # fmt: skip
+    real = runner.train_run
+
+    def broken(run, *rest):
+        if run.path.name == "tur-pd-s1":
+            raise RuntimeError("disk on fire")
+        return real(run, *rest)
+
+    monkeypatch.setattr(runner, "train_run", broken)
+    result = cli(*args)
+    assert result.code == 1
+    assert "tur-pd-s1: FAILED: RuntimeError: disk on fire" in result.err
+    assert "disk on fire" in (out / "logs" / "tur-pd-s1.log").read_text()
+    rows = {row.split("\t")[2]: row for row in (out / "results.tsv").read_text().splitlines()}
+    assert "failed: RuntimeError: disk on fire" in rows["pd"] and rows["pi"].split("\t")[5]
+    config = json.loads((out / "runs" / "tur-pi-s1" / "config.json").read_text())
+    assert config["model"]["sigma"] == 0.1  # --set reached the run
+
+    monkeypatch.setattr(runner, "train_run", real)
+    again = cli(*args)
+    assert again.code == 0, again.err
+    assert "tur-pi-s1: reused" in again.err and "tur-pd-s1: finished" in again.err

@@ -26,6 +26,7 @@ from phonkit.options import (
     Patience,
     Precision,
     Transcribers,
+    at_least_one,
     configure,
     key_values,
     names,
@@ -88,8 +89,7 @@ def unimorph(
     from phonkit.experiments import unimorph as kind
     from phonkit.workflow import TrainRequest, choose_transcriber
 
-    if min(jobs, max_entries or 1) < 1:
-        raise InputError("--jobs and --max-entries must be at least 1")
+    at_least_one(jobs=jobs, max_entries=max_entries, permutations=permutations)
     chosen = kind.languages(langs, data_dir)
     model, training = _configs(dim, epochs, batch_size, patience, precision, setting)
     base = TrainRequest(
@@ -145,8 +145,7 @@ def celex(
     from phonkit.plugins import lookup
     from phonkit.workflow import TrainRequest, choose_transcriber
 
-    if min(jobs, draws) < 1:
-        raise InputError("--jobs and --draws must be at least 1")
+    at_least_one(jobs=jobs, draws=draws)
     lookup("corpora", corpus)
     out = out or Path("experiments") / f"{corpus}-{lang}"
     model, training = _configs(dim, epochs, batch_size, patience, precision, setting)
@@ -186,6 +185,7 @@ def report(
     from phonkit.experiments import curve, unimorph
     from phonkit.experiments.runner import read_manifest
 
+    at_least_one(permutations=permutations)
     kind = read_manifest(directory).get("kind")
     if kind == "unimorph":
         unimorph.report(directory, permutations)
@@ -218,8 +218,7 @@ def _configs(dim, epochs, batch_size, patience, precision, setting) -> tuple:
     """The model and training configurations of every run of an experiment."""
     from phonkit.decoding import check_precision
 
-    if min(dim, epochs, batch_size) < 1:
-        raise InputError("--epochs, --batch-size and --dim must be at least 1")
+    at_least_one(dim=dim, epochs=epochs, batch_size=batch_size)
     check_precision(precision)
     model, training = configure(
         ModelConfig(dim=dim),

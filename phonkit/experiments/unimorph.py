@@ -199,7 +199,9 @@ def _compact(header, rows, variants) -> tuple[list[str], list[list[str]]]:
 def _item_means(runs: list) -> dict[tuple, dict[str, float]]:
     """Per test cell, each metric averaged over the seeds that scored it."""
     per_run = [run.item_scores() for run in runs]
-    shared = set(per_run[0]).intersection(*per_run[1:]) if per_run else set()
+    # in file order, not set order: the permutation test pairs its random swaps with the
+    # cells in order, and set order changes with Python's string hashing between processes
+    shared = [key for key in per_run[0] if all(key in scores for scores in per_run[1:])]
     return {
         key: {m: sum(scores[key][m] for scores in per_run) / len(per_run) for m in METRICS}
         for key in shared
