@@ -19,8 +19,9 @@ from pathlib import Path
 import torch
 
 from phonkit.corpora import CorpusRequest
-from phonkit.decoding import decode
+from phonkit.decoding import decode, resolve_precision
 from phonkit.encoding import Vocabularies, encode
+from phonkit.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.phonology import ModelConfig
 from phonkit.plugins import lookup
 from phonkit.rundir import Run
@@ -54,6 +55,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--dim", type=int, default=200)
     parser.add_argument("--precision", default="auto", help="auto, fp32 or bf16")
+    parser.add_argument("--morphemes", default=DEFAULT_DECOMPOSITION, help="features or bundle")
+    parser.add_argument("--lr", type=float, default=TrainConfig.lr)
     args = parser.parse_args()
 
     device = choose_device(args.device)
@@ -62,7 +65,8 @@ def main() -> None:
         lexicon = lookup("corpora", "sample").read(CorpusRequest("tur"))
     else:
         lexicon = lookup("corpora", "unimorph").read(CorpusRequest(args.lang, args.data_dir))
-    train = paradigm_completion(surface_examples(lexicon, "none", args.lang), seed=1).train
+    examples = surface_examples(lexicon, "none", args.lang, args.morphemes)
+    train = paradigm_completion(examples, seed=1).train
     train = train[: args.forms]
     vocabularies = Vocabularies.build(train)
     data = encode(train, vocabularies)
@@ -73,7 +77,8 @@ def main() -> None:
     print(
         f"{lexicon.name}: {len(train)} training forms, mean length {mean_length - 1:.1f} symbols; "
         f"d = {args.dim}, batch {args.batch_size} (decoding {args.decode_batch}), "
-        f"precision {args.precision}; "
+        f"precision {args.precision} ({resolve_precision(device, args.precision)}), "
+        f"morphemes {args.morphemes}; "
         f"{device.type} ({where}, {torch.get_num_threads()} threads), "
         f"torch {torch.__version__}"
     )
@@ -85,7 +90,7 @@ def main() -> None:
         model = variant(
             len(vocabularies.symbols), len(vocabularies.morphemes), ModelConfig(dim=args.dim)
         )
-        config = TrainConfig(batch_size=args.batch_size, precision=args.precision)
+        config = TrainConfig(batch_size=args.batch_size, lr=args.lr, precision=args.precision)
         trainer = Trainer(Run(Path("/nonexistent")), model, data, data, config, device, 64)
 
         def train_pass(trainer=trainer):

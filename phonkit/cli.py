@@ -13,6 +13,7 @@ import typer
 from phonkit.errors import InputError
 from phonkit.experiments.cli import experiment_app
 from phonkit.fitting import FitConfig
+from phonkit.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.options import (
     BatchSize,
     Columns,
@@ -28,9 +29,11 @@ from phonkit.options import (
     Ipa,
     MaxEntries,
     Metrics,
+    Morphemes,
     Patience,
     Precision,
     RunDir,
+    Select,
     Transcribers,
     at_least_one,
     key_values,
@@ -56,6 +59,7 @@ def train(
     variant: Annotated[
         str, typer.Option(help="Model variant: pi, pd, joint, or a plugin's.")
     ] = "pi",
+    morphemes: Morphemes = DEFAULT_DECOMPOSITION,
     epochs: Epochs = TrainConfig.epochs,
     out: Annotated[
         Path | None, typer.Option(help="Run directory [default: runs/CORPUS-LANG-VARIANT].")
@@ -109,6 +113,7 @@ def train(
     batch_size: BatchSize = TrainConfig.batch_size,
     lr: Annotated[float, typer.Option(help="Adam learning rate.")] = TrainConfig.lr,
     patience: Patience = TrainConfig.patience,
+    select: Select = TrainConfig.select,
     force: Annotated[bool, typer.Option(help="Replace an existing run directory.")] = False,
     resume: Annotated[
         bool, typer.Option(help="Go on training the unfinished run in --out.")
@@ -143,6 +148,7 @@ def train(
             ),
             transcriber=choose_transcriber(corpus, transcriber, ipa),
             variant=variant,
+            morphemes=morphemes,
             split=split,
             k=k,
             draw=draw,
@@ -157,6 +163,7 @@ def train(
                 prior_weight=prior_weight,
                 uf_lr_scale=uf_lr_scale,
                 precision=precision,
+                select=select,
                 seed=seed,
             ),
             device=device,

@@ -8,15 +8,22 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from phonkit.lexicon import BOS_ID, EOS_ID, PAD_ID, Entry, Vocabulary
+from phonkit.lexicon import BOS_ID, EOS_ID, PAD_ID, Entry, PerFeature, Vocabulary
 
 
 @dataclass(frozen=True)
 class Example:
-    """An entry with its surface form as a sequence of symbols (characters or IPA segments)."""
+    """An entry with its surface form as a sequence of symbols (characters or IPA segments)
+    and its abstract morphemes (by default the lemma and each feature: see
+    :class:`phonkit.lexicon.Decomposition`)."""
 
     entry: Entry
     surface: tuple[str, ...]
+    morphemes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.morphemes:
+            object.__setattr__(self, "morphemes", PerFeature().morphemes(self.entry))
 
 
 @dataclass
@@ -28,7 +35,7 @@ class Vocabularies:
     def build(cls, examples: Sequence[Example]) -> Vocabularies:
         return cls(
             Vocabulary(symbol for example in examples for symbol in example.surface),
-            Vocabulary(m for example in examples for m in example.entry.morphemes),
+            Vocabulary(m for example in examples for m in example.morphemes),
         )
 
     def to_json(self) -> dict[str, list[str]]:
@@ -70,8 +77,9 @@ def pad(rows: Sequence[Sequence[int]]) -> Tensor:
     return out
 
 
-def encode_morphemes(entries: Sequence[Entry], vocabularies: Vocabularies) -> Tensor:
-    return pad([vocabularies.morphemes.encode(entry.morphemes) for entry in entries])
+def encode_morphemes(words: Sequence[Sequence[str]], vocabularies: Vocabularies) -> Tensor:
+    """The morpheme ids of each word ``(N, M)``, padded with 0."""
+    return pad([vocabularies.morphemes.encode(morphemes) for morphemes in words])
 
 
 def encode(examples: Sequence[Example], vocabularies: Vocabularies) -> Encoded:
@@ -79,7 +87,7 @@ def encode(examples: Sequence[Example], vocabularies: Vocabularies) -> Encoded:
         [BOS_ID, *vocabularies.symbols.encode(example.surface), EOS_ID] for example in examples
     ]
     return Encoded(
-        encode_morphemes([example.entry for example in examples], vocabularies),
+        encode_morphemes([example.morphemes for example in examples], vocabularies),
         pad(symbols),
         torch.tensor([len(row) - 1 for row in symbols], dtype=torch.long),
     )

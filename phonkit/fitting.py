@@ -96,7 +96,7 @@ class Adam:
 
 def new_lemmas(examples: Sequence[Example], vocabularies: Vocabularies) -> list[str]:
     """The lemma morphemes of ``examples`` that the model has no vector for, in input order."""
-    lemmas = (example.entry.morphemes[0] for example in examples)
+    lemmas = (example.morphemes[0] for example in examples)
     return [m for m in dict.fromkeys(lemmas) if m not in vocabularies.morphemes]
 
 

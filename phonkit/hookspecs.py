@@ -37,6 +37,13 @@ def register_models(register: Callable[[Any], None]) -> None:
 
 
 @hookspec
+def register_decompositions(register: Callable[[Any], None]) -> None:
+    """Register morpheme decompositions: objects with ``name``, ``description`` and
+    ``morphemes(entry) -> tuple[str, ...]``, the lemma's morpheme first
+    (see :class:`phonkit.lexicon.Decomposition`)."""
+
+
+@hookspec
 def register_metrics(register: Callable[[Any], None]) -> None:
     """Register metrics: objects with ``name``, ``description``, ``higher_is_better`` and
     ``score(items) -> float`` (see :class:`phonkit.metrics.Metric`)."""

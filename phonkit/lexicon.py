@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import unicodedata
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,13 +27,40 @@ class Entry:
     count: float | None = None
 
     @property
-    def morphemes(self) -> tuple[str, ...]:
-        """The abstract morphemes: the lemma plus each feature of the bundle."""
-        return (LEMMA + self.lemma, *(FEATURE + value for value in self.features))
-
-    @property
     def bundle(self) -> str:
         return ";".join(self.features)
+
+
+class Decomposition:
+    """How a word splits into abstract morphemes, each with one underlying form. A plugin
+    kind (``register_decompositions``): subclasses set ``name`` and ``description``. The
+    first morpheme is always the lemma's (``lemma:`` + lemma); the others carry the
+    features (``feat:`` + a value), and are shared by every word that has them."""
+
+    name: str = ""
+    description: str = ""
+
+    def morphemes(self, entry: Entry) -> tuple[str, ...]:
+        raise NotImplementedError
+
+
+DEFAULT_DECOMPOSITION = "features"
+
+
+class PerFeature(Decomposition):
+    name = "features"
+    description = "the lemma and each feature of the bundle: kitap + N, ACC, PL"
+
+    def morphemes(self, entry: Entry) -> tuple[str, ...]:
+        return (LEMMA + entry.lemma, *(FEATURE + value for value in entry.features))
+
+
+class WholeBundle(Decomposition):
+    name = "bundle"
+    description = "the lemma and the whole feature bundle as one affix: kitap + N;ACC;PL"
+
+    def morphemes(self, entry: Entry) -> tuple[str, ...]:
+        return (LEMMA + entry.lemma, FEATURE + entry.bundle)
 
 
 def parse_features(text: str, where: str) -> tuple[str, ...]:
@@ -189,7 +215,3 @@ class Vocabulary:
         copy.items = self.items + [item for item in dict.fromkeys(items) if item not in self]
         copy.index = {item: number for number, item in enumerate(copy.items)}
         return copy
-
-
-def morpheme_counts(entries: Iterable[Entry]) -> Counter[str]:
-    return Counter(morpheme for entry in entries for morpheme in entry.morphemes)

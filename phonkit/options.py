@@ -31,8 +31,8 @@ CorpusOptions = Annotated[
 Precision = Annotated[
     str,
     typer.Option(
-        help="auto (bfloat16 on CUDA, fp32 on the CPU), fp32, or bf16 (fast on CPUs with "
-        "bfloat16 units; results may differ in the last digits)."
+        help="auto (bfloat16 where the device has native bfloat16 units: CUDA GPUs, CPUs "
+        "with AVX-512 BF16 or AMX; else fp32), fp32, or bf16."
     ),
 ]
 Transcribers = Annotated[
@@ -63,6 +63,17 @@ MaxEntries = Annotated[
 Metrics = Annotated[
     str | None,
     typer.Option(help="Metrics scored at the end, comma-separated [default: every installed one]."),
+]
+Morphemes = Annotated[
+    str,
+    typer.Option(
+        help="How words split into morphemes: features (the lemma and each feature), bundle "
+        "(the lemma and the whole feature bundle as one affix), or a plugin's."
+    ),
+]
+Select = Annotated[
+    str,
+    typer.Option(help="The checkpoint kept: loss (best dev loss) or acc (best dev accuracy)."),
 ]
 FitSteps = Annotated[int, typer.Option(help="Gradient steps fitting the UFs of new lemmas.")]
 FitLr = Annotated[float, typer.Option(help="Adam learning rate of that fit.")]

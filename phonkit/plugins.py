@@ -29,12 +29,14 @@ DEFAULT_PLUGINS = (
     "phonkit.default_plugins.corpora.celex",
     "phonkit.default_plugins.transcribers",
     "phonkit.default_plugins.epitran_transcriber",
+    "phonkit.default_plugins.decompositions",
     "phonkit.default_plugins.models",
     "phonkit.default_plugins.metrics",
 )
 KINDS = {
     "corpora": "corpus",
     "transcribers": "transcriber",
+    "decompositions": "morpheme decomposition",
     "models": "model variant",
     "metrics": "metric",
 }

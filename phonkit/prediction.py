@@ -18,7 +18,7 @@ from phonkit.decoding import autocast, decode, decode_nbest, total_nll
 from phonkit.encoding import Example, Vocabularies, encode, encode_morphemes
 from phonkit.errors import InputError, at
 from phonkit.fitting import FitConfig, fit_lemmas
-from phonkit.lexicon import FEATURE, LEMMA, Entry, parse_features, parse_lemma
+from phonkit.lexicon import LEMMA, Decomposition, Entry, parse_features, parse_lemma
 from phonkit.plugins import lookup
 from phonkit.progress import say
 from phonkit.rundir import Run
@@ -63,24 +63,30 @@ def read_cells(stream: IO[bytes], name: str) -> list[Cell]:
 def check_known(cells: Iterable[Cell], run: Run, name: str, skip_lemmas: bool = False) -> None:
     """Every morpheme (with ``skip_lemmas``, every feature) must be in the model: name the
     first unknown one and how many there are."""
-    morphemes = run.vocabularies().morphemes
+    morphemes, decomposition = run.vocabularies().morphemes, run.decomposition()
     unknown = [
         (cell, m)
         for cell in cells
-        for m in cell.entry.morphemes[skip_lemmas:]
+        for m in decomposition.morphemes(cell.entry)[skip_lemmas:]
         if m not in morphemes
     ]
     if unknown:
         cell, first = unknown[0]
-        kind, _, value = first.partition(":")
-        kind = "lemma" if kind == "lemma" else "feature"
         others = len({m for _, m in unknown}) - 1
         more = f" (and {others} more unknown lemmas/features)" if others else ""
         raise InputError(
-            f"{kind} {value!r} is not in the model {run.path}{more}; "
+            f"{describe(first)} is not in the model {run.path}{more}; "
             "evaluate scores lemmas and features seen in training (new lemmas: --unseen-lemmas)",
             at(name, cell.line),
         )
+
+
+def describe(morpheme: str) -> str:
+    """``lemma 'kitap'``, ``feature 'PL'`` or ``feature bundle 'N;PL'`` for a morpheme name."""
+    kind, _, value = morpheme.partition(":")
+    if kind + ":" == LEMMA:
+        return f"lemma {value!r}"
+    return f"feature bundle {value!r}" if ";" in value else f"feature {value!r}"
 
 
 def read_gold(
@@ -98,16 +104,20 @@ def read_gold(
         raise InputError("no gold form to score against", at(name, gaps[0].line))
     if new_lemmas:
         lemmas = run.vocabularies().morphemes
-        seen = [cell for cell in cells if cell.entry.morphemes[0] in lemmas]
+        seen = [cell for cell in cells if LEMMA + cell.entry.lemma in lemmas]
         if seen:
             say(f"left out {len(seen):,} cells of lemmas the model has seen")
-        cells = [cell for cell in cells if cell.entry.morphemes[0] not in lemmas]
+        cells = [cell for cell in cells if LEMMA + cell.entry.lemma not in lemmas]
         check_known(cells, run, name, skip_lemmas=True)
     else:
         check_known(cells, run, name)
     chosen = lookup("transcribers", transcriber) if transcriber else run.transcriber()
     surfaces = chosen.transcribe(run.config["lang"] or "", [cell.entry.form for cell in cells])
-    return [Example(cell.entry, surface) for cell, surface in zip(cells, surfaces, strict=True)]
+    decomposition = run.decomposition()
+    return [
+        Example(cell.entry, surface, decomposition.morphemes(cell.entry))
+        for cell, surface in zip(cells, surfaces, strict=True)
+    ]
 
 
 @dataclass
@@ -133,12 +143,12 @@ class Evidence:
 def gather_evidence(cells: Sequence[Cell], run: Run, surfaces: dict[int, tuple[str, ...]]):
     """Sort the cells into evidence for new lemmas and unpredictable cells; warn about known
     forms with unseen symbols (left out of the fit) and conflicting known cells (kept)."""
-    vocabularies = run.vocabularies()
+    vocabularies, decomposition = run.vocabularies(), run.decomposition()
     morphemes, symbols = vocabularies.morphemes, vocabularies.symbols
     unknown_features = {
-        id(cell): next(f for f in cell.entry.features if FEATURE + f not in morphemes)
+        id(cell): unknown[0]
         for cell in cells
-        if not all(m in morphemes for m in cell.entry.morphemes[1:])
+        if (unknown := [m for m in decomposition.morphemes(cell.entry)[1:] if m not in morphemes])
     }
     examples, unseen_symbols = [], 0
     forms: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -146,10 +156,11 @@ def gather_evidence(cells: Sequence[Cell], run: Run, surfaces: dict[int, tuple[s
         if cell.gap or id(cell) in unknown_features:
             continue
         forms[cell.entry.lemma, cell.entry.bundle].add(cell.entry.form)
-        if cell.entry.morphemes[0] in morphemes:
+        if LEMMA + cell.entry.lemma in morphemes:
             continue
         if all(symbol in symbols for symbol in surfaces[id(cell)]):
-            examples.append(Example(cell.entry, surfaces[id(cell)]))
+            word = decomposition.morphemes(cell.entry)
+            examples.append(Example(cell.entry, surfaces[id(cell)], word))
         else:
             unseen_symbols += 1
     if unseen_symbols:
@@ -167,7 +178,7 @@ def gather_evidence(cells: Sequence[Cell], run: Run, surfaces: dict[int, tuple[s
     unpredictable = []
     for cell in cells:
         if id(cell) in unknown_features:
-            why = f"feature {unknown_features[id(cell)]!r} is not in the model {run.path}"
+            why = f"{describe(unknown_features[id(cell)])} is not in the model {run.path}"
             unpredictable.append((cell, why))
         elif LEMMA + cell.entry.lemma not in morphemes and cell.entry.lemma not in fitted:
             why = (
@@ -215,7 +226,9 @@ def fill(
             [example for example in evidence.examples if example.entry.lemma in needed],
             options.fit,
         )
-    hypotheses = _hypotheses(model, vocabularies, todo, run.config["max_length"], options)
+    hypotheses = _hypotheses(
+        model, vocabularies, todo, run.decomposition(), run.config["max_length"], options
+    )
     outputs: list[tuple[Cell, tuple[str, ...] | None, object]] = []
     for cell in cells:
         if id(cell) in hypotheses:
@@ -226,7 +239,9 @@ def fill(
             outputs.append((cell, surfaces.get(id(cell)), "given" if not cell.gap else ""))
     scored = options.score or options.nbest > 1
     scores = (
-        _nll(model, vocabularies, outputs, options.precision) if scored else [None] * len(outputs)
+        _nll(model, vocabularies, outputs, run.decomposition(), options.precision)
+        if scored
+        else [None] * len(outputs)
     )
     rows = []
     for (cell, symbols, rank), nll in zip(outputs, scores, strict=True):
@@ -254,11 +269,19 @@ def _fit(model, vocabularies: Vocabularies, examples: list[Example], config: Fit
     return extended
 
 
-def _hypotheses(model, vocabularies, todo: list[Cell], max_length: int, options: PredictOptions):
+def _hypotheses(
+    model,
+    vocabularies,
+    todo: list[Cell],
+    decomposition: Decomposition,
+    max_length: int,
+    options: PredictOptions,
+):
     """The predicted symbol sequences of each cell to predict, best first."""
     if not todo:
         return {}
-    morphemes = encode_morphemes([cell.entry for cell in todo], vocabularies)
+    words = [decomposition.morphemes(cell.entry) for cell in todo]
+    morphemes = encode_morphemes(words, vocabularies)
     if max(options.beam, options.nbest) == 1:
         best = decode(model, morphemes, max_length, precision=options.precision)
         found = [[ids] for ids in best]
@@ -272,17 +295,21 @@ def _hypotheses(model, vocabularies, todo: list[Cell], max_length: int, options:
     }
 
 
-def _nll(model, vocabularies, outputs, precision: str) -> list[tuple[float, float] | None]:
+def _nll(
+    model, vocabularies, outputs, decomposition: Decomposition, precision: str
+) -> list[tuple[float, float] | None]:
     """``(-log p, -log p / (length + 1))`` of each output form the model can score."""
     morphemes = vocabularies.morphemes
+    words = [decomposition.morphemes(cell.entry) for cell, _, _ in outputs]
     scorable = [
         number
-        for number, (cell, symbols, _) in enumerate(outputs)
-        if symbols is not None and all(m in morphemes for m in cell.entry.morphemes)
+        for number, (_, symbols, _) in enumerate(outputs)
+        if symbols is not None and all(m in morphemes for m in words[number])
     ]
     result: list[tuple[float, float] | None] = [None] * len(outputs)
     if scorable:
-        data = encode([Example(outputs[n][0].entry, outputs[n][1]) for n in scorable], vocabularies)
+        examples = [Example(outputs[n][0].entry, outputs[n][1], words[n]) for n in scorable]
+        data = encode(examples, vocabularies)
         totals = total_nll(model, data, precision=precision)
         for n, total, length in zip(scorable, totals.tolist(), data.lengths.tolist(), strict=True):
             result[n] = (total, total / length)

@@ -8,9 +8,11 @@ without it is unfinished) and ``predictions.tsv`` the test predictions.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ import torch
 
 from phonkit.encoding import Example, Vocabularies
 from phonkit.errors import InputError
-from phonkit.lexicon import Entry
+from phonkit.lexicon import Decomposition, Entry
 from phonkit.phonology import ModelConfig, Phonology
 from phonkit.plugins import lookup
 from phonkit.transcription import Transcriber
@@ -26,6 +28,12 @@ from phonkit.tsv import format_rows, read_rows, write_atomic
 
 SPLITS = ("train", "dev", "test")
 FINISHED = "metrics.json"
+HISTORY = "history.tsv"
+
+
+def _history_row(values: list[Any]) -> list[str]:
+    return [f"{v:.6g}" if isinstance(v, float) else str(int(v) if isinstance(v, bool) else v)
+            for v in values]  # fmt: skip
 
 
 class Run:
@@ -103,12 +111,18 @@ class Run:
     def transcriber(self) -> Transcriber:
         return lookup("transcribers", self.config["transcriber"])
 
+    def decomposition(self) -> Decomposition:
+        """How the run splits words into morphemes (runs made before the setting existed
+        split them into the lemma and each feature)."""
+        return lookup("decompositions", self.config.get("morphemes", "features"))
+
     def examples(self, split: str) -> list[Example]:
-        transcriber = self.transcriber()
+        transcriber, decomposition = self.transcriber(), self.decomposition()
         examples = []
         for _, (lemma, form, bundle, surface) in read_rows(self.path / f"{split}.tsv"):
             entry = Entry(lemma, tuple(bundle.split(";")), form)
-            examples.append(Example(entry, transcriber.split(surface)))
+            surface_symbols = transcriber.split(surface)
+            examples.append(Example(entry, surface_symbols, decomposition.morphemes(entry)))
         return examples
 
     def item_scores(self) -> dict[tuple[str, str, str], dict[str, float]]:
@@ -134,6 +148,13 @@ class Run:
         model = self.build_model()
         model.load_state_dict(torch.load(self.path / "model.pt", map_location="cpu"))
         return model.to(device).eval()
+
+    def write_history(self, records: Sequence[Any]) -> None:
+        """``history.tsv``: one row per epoch of training (the fields of
+        :class:`phonkit.training.EpochRecord`)."""
+        fields = [field.name for field in dataclasses.fields(records[0])] if records else []
+        rows = [[getattr(record, name) for name in fields] for record in records]
+        write_atomic(self.path / HISTORY, format_rows([fields, *map(_history_row, rows)]))
 
     def save_torch(self, name: str, state: Any) -> None:
         buffer = io.BytesIO()

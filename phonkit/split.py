@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from phonkit.encoding import Example
 from phonkit.errors import InputError
-from phonkit.lexicon import FEATURE, Entry
+from phonkit.lexicon import Entry
 
 
 @dataclass
@@ -38,13 +38,13 @@ class Split:
 
 def _covered(held_out: dict[str, list[Example]], train: list[Example]) -> tuple[dict, int]:
     """Move every held-out example with a morpheme absent from train into train."""
-    seen = {morpheme for example in train for morpheme in example.entry.morphemes}
+    seen = {morpheme for example in train for morpheme in example.morphemes}
     kept: dict[str, list[Example]] = {}
     moved = 0
     for name, part in held_out.items():
         kept[name] = []
         for example in part:
-            if seen.issuperset(example.entry.morphemes):
+            if seen.issuperset(example.morphemes):
                 kept[name].append(example)
             else:
                 train.append(example)
@@ -86,12 +86,12 @@ def unseen_lemmas(
     share = fractions[0] / sum(fractions)
     split = paradigm_completion(known, seed, (share, 1 - share))
     train, dev = split.train, split.dev + split.test  # the remainder is rounding: dev
-    features = {m for example in train for m in example.entry.morphemes if m.startswith(FEATURE)}
+    features = {m for example in train for m in example.morphemes[1:]}
     test: list[Example] = []
     moved = split.moved
     for lemma in lemmas[n_known:]:
         paradigm = paradigms[lemma]
-        needed = {m for example in paradigm for m in example.entry.morphemes[1:]}
+        needed = {m for example in paradigm for m in example.morphemes[1:]}
         if features.issuperset(needed):
             test.extend(paradigm)
         else:
@@ -134,9 +134,9 @@ def frequency_sample(examples: Sequence[Example], seed: int, k: int, draw: int =
     )
     drawn = {i for _, i in heapq.nlargest(k, keys)}
     train = [examples[i] for i in sorted(drawn)]
-    seen = {morpheme for example in train for morpheme in example.entry.morphemes}
+    seen = {morpheme for example in train for morpheme in example.morphemes}
     rest = [e for i, e in enumerate(examples) if i not in drawn]
-    covered = [e for e in rest if seen.issuperset(e.entry.morphemes)]
+    covered = [e for e in rest if seen.issuperset(e.morphemes)]
     rng.shuffle(covered)
     half = len(covered) // 2
     return Split(train, covered[:half], covered[half:], 0, "sample", len(rest) - len(covered))

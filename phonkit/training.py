@@ -25,8 +25,9 @@ class TrainConfig:
     min_lr: float = 1e-5
     patience: int = 0  # epochs without dev improvement before the learning rate is halved
     prior_weight: float = 1.0  # weight of the N(0, I) prior on morpheme vectors
-    precision: str = "auto"  # auto (bf16 on CUDA, fp32 on the CPU), fp32 or bf16
+    precision: str = "auto"  # auto (bf16 where the device has bfloat16 units), fp32 or bf16
     uf_lr_scale: float = 10.0  # learning rate of the morpheme vectors relative to the rest
+    select: str = "loss"  # the checkpoint kept: best dev loss, or best dev accuracy ("acc")
     seed: int = 1
 
     def to_json(self) -> dict[str, Any]:
@@ -49,15 +50,26 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
+SELECTIONS = ("loss", "acc")
+
+
+def check_selection(select: str) -> None:
+    if select not in SELECTIONS:
+        raise InputError(f"unknown checkpoint selection {select!r}; use {', '.join(SELECTIONS)}")
+
+
 @dataclass
 class EpochRecord:
+    """One epoch's figures, as ``history.tsv`` of the run directory shows them."""
+
     epoch: int
-    lr: float
+    lr: float  # the learning rate the epoch was trained with
     train_loss: float
     dev_loss: float
     dev_acc: float
-    forms_per_second: float
-    best: bool
+    forms_per_second: float  # training forms per second of the epoch's training pass
+    best: bool  # the checkpoint of this epoch is the one kept so far
+    seconds: float = 0.0  # the whole epoch: training pass and dev scoring
 
 
 def exact_matches(predictions: list[list[int]], data: Encoded) -> float:
@@ -95,7 +107,7 @@ class Trainer:
             self.optimizer, mode="min", factor=0.5, patience=config.patience
         )
         self.epoch = 0
-        self.best = float("inf")
+        self.best: list[float] = [float("inf")]
         self.history: list[EpochRecord] = []
         self.generator = torch.Generator().manual_seed(config.seed)
 
@@ -134,7 +146,8 @@ class Trainer:
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
         self.epoch = state["epoch"]
-        self.best = state["best"]
+        best = state["best"]  # a float in checkpoints made before --select existed
+        self.best = list(best) if isinstance(best, list | tuple) else [best]
         self.history = [EpochRecord(**record) for record in state["history"]]
         self.generator.set_state(state["generator"])
         torch.set_rng_state(state["torch_rng"])
@@ -178,18 +191,25 @@ class Trainer:
         )
         return loss, exact_matches(predictions, self.dev_data)
 
+    def selection_key(self, dev_loss: float, dev_acc: float) -> list[float]:
+        """What the kept checkpoint minimises: the dev loss, or (``select = acc``) minus the
+        dev accuracy, ties going to the lower dev loss."""
+        return [dev_loss] if self.config.select == "loss" else [-dev_acc, dev_loss]
+
     def fit(self, advance: Callable[[], None], report: Callable[[EpochRecord], None]) -> None:
-        """Train until the epoch budget is spent or the learning rate falls below its floor."""
+        """Train until the epoch budget is spent or the learning rate falls below its floor.
+        The learning rate is halved on dev-loss plateaus whatever checkpoint is kept."""
         while not self.done:
             started = time.perf_counter()
             train_loss = self.train_epoch(advance)
-            seconds = time.perf_counter() - started
+            training_seconds = time.perf_counter() - started
             dev_loss, dev_acc = self.dev_figures()
             self.epoch += 1
             lr = self.lr
-            improved = dev_loss < self.best
+            key = self.selection_key(dev_loss, dev_acc)
+            improved = key < self.best
             if improved:
-                self.best = dev_loss
+                self.best = key
                 self.run.save_torch("model.pt", self.model.state_dict())
             self.scheduler.step(dev_loss)
             record = EpochRecord(
@@ -198,9 +218,11 @@ class Trainer:
                 train_loss,
                 dev_loss,
                 dev_acc,
-                len(self.train_data) / seconds,
+                len(self.train_data) / training_seconds,
                 improved,
+                time.perf_counter() - started,
             )
             self.history.append(record)
             self.run.save_torch("checkpoint.pt", self.state())
+            self.run.write_history(self.history)
             report(record)

@@ -34,7 +34,7 @@ class Inventory:
     @classmethod
     def of(cls, run: Run) -> Inventory:
         names = run.vocabularies().morphemes.to_json()
-        counts = Counter(m for example in run.examples("train") for m in example.entry.morphemes)
+        counts = Counter(m for example in run.examples("train") for m in example.morphemes)
         weights = torch.load(run.path / "model.pt", map_location="cpu")["morphemes.weight"]
         reserved = weights.shape[0] - len(names)
         config = run.config

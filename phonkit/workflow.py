@@ -11,17 +11,23 @@ import torch
 
 from phonkit import __version__
 from phonkit.corpora import CorpusRequest
-from phonkit.decoding import check_precision
+from phonkit.decoding import check_precision, resolve_precision
 from phonkit.encoding import Example, Vocabularies, encode
 from phonkit.errors import InputError
 from phonkit.evaluation import Evaluation, evaluate, selected_metrics
-from phonkit.lexicon import Lexicon
+from phonkit.lexicon import DEFAULT_DECOMPOSITION, Lexicon
 from phonkit.phonology import ModelConfig
 from phonkit.plugins import lookup
 from phonkit.progress import TrainingProgress, say
 from phonkit.rundir import Run
 from phonkit.split import PROTOCOLS, Split, has_counts
-from phonkit.training import TrainConfig, Trainer, choose_device, seed_everything
+from phonkit.training import (
+    TrainConfig,
+    Trainer,
+    check_selection,
+    choose_device,
+    seed_everything,
+)
 from phonkit.tsv import format_rows, write_atomic
 
 
@@ -31,6 +37,7 @@ class TrainRequest:
     request: CorpusRequest = field(default_factory=CorpusRequest)
     transcriber: str = "none"
     variant: str = "pi"
+    morphemes: str = DEFAULT_DECOMPOSITION  # how words split into morphemes (a plugin name)
     split: str = "paradigms"  # a key of phonkit.split.PROTOCOLS
     model: ModelConfig = field(default_factory=ModelConfig)
     training: TrainConfig = field(default_factory=TrainConfig)
@@ -53,12 +60,19 @@ def choose_transcriber(corpus: str, transcriber: str, ipa: bool) -> str:
     return transcriber
 
 
-def surface_examples(lexicon: Lexicon, transcriber_name: str, lang: str | None) -> list[Example]:
-    """Attach surface symbols to every entry with the chosen transcriber."""
+def surface_examples(
+    lexicon: Lexicon,
+    transcriber_name: str,
+    lang: str | None,
+    morphemes: str = DEFAULT_DECOMPOSITION,
+) -> list[Example]:
+    """Attach surface symbols (by the chosen transcriber) and morphemes (by the chosen
+    decomposition) to every entry."""
     transcriber = lookup("transcribers", transcriber_name)
+    decomposition = lookup("decompositions", morphemes)
     surfaces = transcriber.transcribe(lang or "", [entry.form for entry in lexicon.entries])
     examples = [
-        Example(entry, surface)
+        Example(entry, surface, decomposition.morphemes(entry))
         for entry, surface in zip(lexicon.entries, surfaces, strict=True)
         if surface
     ]
@@ -107,15 +121,17 @@ def start_run(job: TrainRequest, out: Path, force: bool) -> Run:
     """Read the corpus, split it and write a new run directory (not yet trained)."""
     variant = lookup("models", job.variant)
     lookup("transcribers", job.transcriber)
+    lookup("decompositions", job.morphemes)
     selected_metrics(job.metrics)
     choose_device(job.device)
     check_precision(job.training.precision)
+    check_selection(job.training.select)
     corpus = lookup("corpora", job.corpus)
     lexicon = corpus.read(job.request)
     if job.max_entries is not None and len(lexicon) > job.max_entries:
         say(f"{lexicon.name}: kept {job.max_entries:,} of {len(lexicon):,} entries (--max-entries)")
         lexicon = lexicon.capped(job.max_entries, job.training.seed)
-    examples = surface_examples(lexicon, job.transcriber, job.request.lang)
+    examples = surface_examples(lexicon, job.transcriber, job.request.lang, job.morphemes)
     split = split_examples(examples, job, lexicon.name or job.corpus)
     vocabularies = Vocabularies.build(split.train)
     config: dict[str, Any] = {
@@ -130,6 +146,7 @@ def start_run(job: TrainRequest, out: Path, force: bool) -> Run:
         },
         "transcriber": job.transcriber,
         "variant": variant.name,
+        "morphemes": job.morphemes,
         "model": job.model.to_json(),
         "training": job.training.to_json(),
         "device": job.device,
@@ -161,7 +178,8 @@ def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, f
         trainer.restore(run.load_torch("checkpoint.pt"))
         say(f"{run.path}: resuming after epoch {trainer.epoch}")
     say(
-        f"{run.path}: training {config['variant']} on {device.type} "
+        f"{run.path}: training {config['variant']} on {device.type} in "
+        f"{resolve_precision(device, training.precision)} "
         f"({sum(p.numel() for p in trainer.model.parameters()):,} parameters)"
     )
     with TrainingProgress(training.epochs, trainer.batches_per_epoch(), trainer.epoch) as progress:

@@ -75,7 +75,8 @@ def test_joins_the_wordform_files_on_idnum_strips_marks_and_merges_variants(dutc
     assert as_set(lexicon) == DUTCH_ENTRIES
     assert len(lexicon.entries) == 4
     assert lexicon.name == "celex/dutch"
-    assert lexicon.entries[0].morphemes == ("lemma:hond", "feat:e")
+    entry = lexicon.entries[0]
+    assert (entry.lemma, entry.features) == ("hond", ("e",))
 
 
 def test_class_filter_keeps_nouns_and_verbs_and_can_be_changed(dutch, capsys):

@@ -33,9 +33,9 @@ def test_k_sample_draws_k_by_frequency_and_covers_dev_and_test():
     split = frequency_sample(data, seed=1, k=100)
     assert split.protocol == "sample" and len(split.train) == 100
     assert all(example.entry.count > 0 for example in split.train)  # count 0: never drawn
-    seen = {m for example in split.train for m in example.entry.morphemes}
+    seen = {m for example in split.train for m in example.morphemes}
     assert split.dev and split.test and abs(len(split.dev) - len(split.test)) <= 1
-    assert all(seen.issuperset(e.entry.morphemes) for e in split.dev + split.test)
+    assert all(seen.issuperset(e.morphemes) for e in split.dev + split.test)
     assert len(data) == 100 + len(split.dev) + len(split.test) + split.uncovered
     assert not set(split.train) & set(split.dev + split.test)
 

@@ -4,7 +4,7 @@ import lzma
 import pytest
 
 from phonkit.errors import InputError
-from phonkit.lexicon import Entry, Vocabulary, parse_columns, read_tsv
+from phonkit.lexicon import Entry, PerFeature, Vocabulary, WholeBundle, parse_columns, read_tsv
 
 
 def write(path, text: str | bytes):
@@ -12,9 +12,10 @@ def write(path, text: str | bytes):
     return path
 
 
-def test_morphemes_are_lemma_plus_each_feature():
+def test_morphemes_are_lemma_plus_each_feature_or_the_whole_bundle():
     entry = Entry("kitap", ("N", "ACC", "PL"), "kitapları")
-    assert entry.morphemes == ("lemma:kitap", "feat:N", "feat:ACC", "feat:PL")
+    assert PerFeature().morphemes(entry) == ("lemma:kitap", "feat:N", "feat:ACC", "feat:PL")
+    assert WholeBundle().morphemes(entry) == ("lemma:kitap", "feat:N;ACC;PL")
 
 
 def test_reads_unimorph_columns_and_keeps_slash_and_plus_values_whole(tmp_path):

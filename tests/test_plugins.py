@@ -106,6 +106,7 @@ def test_the_hook_contract_is_documented():
         "register_corpora",
         "register_transcribers",
         "register_models",
+        "register_decompositions",
         "register_metrics",
         "register_commands",
     ):

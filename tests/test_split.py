@@ -17,9 +17,9 @@ def test_split_is_80_10_10_and_covers_every_held_out_morpheme():
     split = paradigm_completion(data, seed=3)
     assert len(split.train) + len(split.dev) + len(split.test) == len(data)
     assert abs(len(split.dev) - len(data) / 10) <= split.moved + 1
-    seen = {m for example in split.train for m in example.entry.morphemes}
+    seen = {m for example in split.train for m in example.morphemes}
     for example in split.dev + split.test:
-        assert seen.issuperset(example.entry.morphemes)
+        assert seen.issuperset(example.morphemes)
 
 
 def test_split_is_seeded():
@@ -46,6 +46,6 @@ def test_unseen_lemma_split_holds_out_whole_paradigms():
     test_lemmas = {example.entry.lemma for example in split.test}
     assert test_lemmas and not test_lemmas & train_lemmas
     assert 2 <= len(test_lemmas) <= 6  # a tenth of 40 lemmas, give or take rounding and moves
-    features = {m for example in split.train for m in example.entry.morphemes[1:]}
-    assert all(features.issuperset(ex.entry.morphemes[1:]) for ex in split.test)
+    features = {m for example in split.train for m in example.morphemes[1:]}
+    assert all(features.issuperset(ex.morphemes[1:]) for ex in split.test)
     assert {example.entry.lemma for example in split.dev} <= train_lemmas

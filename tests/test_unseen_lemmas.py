@@ -107,7 +107,7 @@ def test_beam_hypotheses_are_ranked_and_scored_by_their_log_probability(trained_
     vocabularies = run.vocabularies()
     cells = paradigm(trained_run)
     entries = [Example(Entry(lemma, tuple(b.split(";")), f), ()) for lemma, b, f in cells]
-    morphemes = encode_morphemes([e.entry for e in entries], vocabularies)
+    morphemes = encode_morphemes([e.morphemes for e in entries], vocabularies)
     beams = beam_search(model, morphemes, run.config["max_length"], width=4)
     greedy = decode(model, morphemes, run.config["max_length"])
     for entry, beam in zip(entries, beams, strict=True):

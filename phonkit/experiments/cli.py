@@ -23,8 +23,10 @@ from phonkit.options import (
     Ipa,
     MaxEntries,
     Metrics,
+    Morphemes,
     Patience,
     Precision,
+    Select,
     Transcribers,
     at_least_one,
     configure,
@@ -34,6 +36,7 @@ from phonkit.options import (
 )
 from phonkit.phonology import ModelConfig
 from phonkit.training import TrainConfig
+from phonkit.lexicon import DEFAULT_DECOMPOSITION
 
 experiment_app = typer.Typer(
     help="Run the paper's experiments: many runs, resumable, with tables and figures."
@@ -73,6 +76,8 @@ def unimorph(
     jobs: Jobs = 1,
     device: Device = "auto",
     precision: Precision = TrainConfig.precision,
+    morphemes: Morphemes = DEFAULT_DECOMPOSITION,
+    select: Select = TrainConfig.select,
     epochs: Epochs = TrainConfig.epochs,
     batch_size: BatchSize = TrainConfig.batch_size,
     patience: Patience = TrainConfig.patience,
@@ -91,10 +96,11 @@ def unimorph(
 
     at_least_one(jobs=jobs, max_entries=max_entries, permutations=permutations)
     chosen = kind.languages(langs, data_dir)
-    model, training = _configs(dim, epochs, batch_size, patience, precision, setting)
+    model, training = _configs(dim, epochs, batch_size, patience, precision, select, setting)
     base = TrainRequest(
         request=CorpusRequest(data_dir=data_dir),
         transcriber=choose_transcriber("unimorph", transcriber, ipa),
+        morphemes=morphemes,
         device=device,
         max_entries=max_entries,
         metrics=_metrics(metrics),
@@ -127,6 +133,8 @@ def celex(
     jobs: Jobs = 1,
     device: Device = "auto",
     precision: Precision = TrainConfig.precision,
+    morphemes: Morphemes = DEFAULT_DECOMPOSITION,
+    select: Select = TrainConfig.select,
     epochs: Epochs = 100,
     batch_size: BatchSize = 32,
     patience: Patience = 10,
@@ -148,7 +156,7 @@ def celex(
     at_least_one(jobs=jobs, draws=draws)
     lookup("corpora", corpus)
     out = out or Path("experiments") / f"{corpus}-{lang}"
-    model, training = _configs(dim, epochs, batch_size, patience, precision, setting)
+    model, training = _configs(dim, epochs, batch_size, patience, precision, select, setting)
     request = CorpusRequest(
         lang, data_dir, path, columns, key_values(corpus_option, "--corpus-option")
     )
@@ -156,6 +164,7 @@ def celex(
         corpus=corpus,
         request=request,
         transcriber=choose_transcriber(corpus, transcriber, ipa),
+        morphemes=morphemes,
         device=device,
         model=model,
         training=replace(training, seed=seed),
@@ -214,7 +223,7 @@ def _metrics(text: str | None) -> list[str] | None:
     return chosen + [m for m in ("acc", "mld", "nll") if m not in chosen]
 
 
-def _configs(dim, epochs, batch_size, patience, precision, setting) -> tuple:
+def _configs(dim, epochs, batch_size, patience, precision, select, setting) -> tuple:
     """The model and training configurations of every run of an experiment."""
     from phonkit.decoding import check_precision
 
@@ -230,13 +239,16 @@ def _configs(dim, epochs, batch_size, patience, precision, setting) -> tuple:
 
 def _settings(base) -> dict:
     """What must match for an experiment directory's finished runs to be reused."""
+    from phonkit.plugins import lookup
     from phonkit.training import choose_device
 
     choose_device(base.device)  # a device that is not there is a usage error, before any run
     training = asdict(base.training)
     training.pop("seed")
+    lookup("decompositions", base.morphemes)
     return {
         "transcriber": base.transcriber,
+        "morphemes": base.morphemes,
         "model": asdict(base.model),
         "training": training,
         "max_entries": base.max_entries,
