@@ -1,6 +1,7 @@
 """Training and greedy-prediction throughput (forms/s) of each model variant.
 
     python benchmarks/throughput.py [--data-dir ../shared/data] [--lang nld] [--device cpu]
+        [--precision auto|fp32|bf16] [--morphemes features|bundle] [--processes N]
 
 Reads the UniMorph table of --lang (the bundled Turkish sample with --lang sample), takes the
 training part of the paradigm-completion split, and times whole passes: one warm-up pass, then
@@ -11,6 +12,7 @@ decoding, with the device synchronised before the clock is read. Prints a Markdo
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import platform
 import statistics
 import time
@@ -43,6 +45,52 @@ def timed(device: torch.device, work) -> float:
     return time.perf_counter() - started
 
 
+def workload(args: argparse.Namespace, device: torch.device):
+    """The training forms of the benchmark, their vocabularies and encoding."""
+    torch.manual_seed(0)
+    if args.lang == "sample":
+        lexicon = lookup("corpora", "sample").read(CorpusRequest("tur"))
+    else:
+        lexicon = lookup("corpora", "unimorph").read(CorpusRequest(args.lang, args.data_dir))
+    examples = surface_examples(lexicon, "none", args.lang, args.morphemes)
+    train = paradigm_completion(examples, seed=1).train[: args.forms]
+    vocabularies = Vocabularies.build(train)
+    return lexicon.name, train, vocabularies, encode(train, vocabularies)
+
+
+def measure(args: argparse.Namespace, name: str, barrier=None) -> tuple[float, float]:
+    """Training and greedy-prediction forms/s of one variant: the median of the timed passes
+    after a warm-up pass. With a ``barrier``, the timed passes start together with those of
+    the other worker processes."""
+    device = choose_device(args.device)
+    _, _, vocabularies, data = workload(args, device)
+    variant = lookup("models", name)
+    model = variant(len(vocabularies.symbols), len(vocabularies.morphemes), ModelConfig(args.dim))
+    config = TrainConfig(batch_size=args.batch_size, lr=args.lr, precision=args.precision)
+    trainer = Trainer(Run(Path("/nonexistent")), model, data, data, config, device, 64)
+
+    def train_pass():
+        trainer.train_epoch(lambda: None)
+
+    def decode_pass(length=int(data.lengths.max()) + 1):
+        decode(model, data.morphemes, length, args.decode_batch, args.precision)
+
+    timed(device, train_pass)
+    if barrier is not None:
+        barrier.wait()
+    train_times = [timed(device, train_pass) for _ in range(args.repeats)]
+    timed(device, decode_pass)
+    if barrier is not None:
+        barrier.wait()
+    decode_times = [timed(device, decode_pass) for _ in range(args.repeats)]
+    return len(data) / statistics.median(train_times), len(data) / statistics.median(decode_times)
+
+
+def worker(args: argparse.Namespace, name: str, barrier, results) -> None:
+    torch.set_num_threads(1)
+    results.put(measure(args, name, barrier))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
@@ -57,53 +105,49 @@ def main() -> None:
     parser.add_argument("--precision", default="auto", help="auto, fp32 or bf16")
     parser.add_argument("--morphemes", default=DEFAULT_DECOMPOSITION, help="features or bundle")
     parser.add_argument("--lr", type=float, default=TrainConfig.lr)
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="N > 1: N worker processes of one thread each, timed together; the figures are "
+        "their sum (how `phonkit experiment --jobs N` uses the machine)",
+    )
     args = parser.parse_args()
 
     device = choose_device(args.device)
-    torch.manual_seed(0)
-    if args.lang == "sample":
-        lexicon = lookup("corpora", "sample").read(CorpusRequest("tur"))
-    else:
-        lexicon = lookup("corpora", "unimorph").read(CorpusRequest(args.lang, args.data_dir))
-    examples = surface_examples(lexicon, "none", args.lang, args.morphemes)
-    train = paradigm_completion(examples, seed=1).train
-    train = train[: args.forms]
-    vocabularies = Vocabularies.build(train)
-    data = encode(train, vocabularies)
-    mean_length = float(data.lengths.float().mean())
-    where = platform.processor() or "CPU"
-    if device.type == "cuda":
-        where = torch.cuda.get_device_name()
+    name, train, _, data = workload(args, device)
+    where = torch.cuda.get_device_name() if device.type == "cuda" else platform.processor()
+    threads = f"{args.processes} processes × 1 thread" if args.processes > 1 else (
+        f"{torch.get_num_threads()} threads"
+    )  # fmt: skip
+    length = float(data.lengths.float().mean()) - 1
     print(
-        f"{lexicon.name}: {len(train)} training forms, mean length {mean_length - 1:.1f} symbols; "
+        f"{name}: {len(train)} training forms, mean length {length:.1f} symbols; "
         f"d = {args.dim}, batch {args.batch_size} (decoding {args.decode_batch}), "
         f"precision {args.precision} ({resolve_precision(device, args.precision)}), "
-        f"morphemes {args.morphemes}; "
-        f"{device.type} ({where}, {torch.get_num_threads()} threads), "
+        f"morphemes {args.morphemes}; {device.type} ({where or 'CPU'}, {threads}), "
         f"torch {torch.__version__}"
     )
     print()
     print("| variant | training forms/s | greedy prediction forms/s |")
     print("|---|---:|---:|")
-    for name in args.variants.split(","):
-        variant = lookup("models", name)
-        model = variant(
-            len(vocabularies.symbols), len(vocabularies.morphemes), ModelConfig(dim=args.dim)
-        )
-        config = TrainConfig(batch_size=args.batch_size, lr=args.lr, precision=args.precision)
-        trainer = Trainer(Run(Path("/nonexistent")), model, data, data, config, device, 64)
-
-        def train_pass(trainer=trainer):
-            trainer.train_epoch(lambda: None)
-
-        def decode_pass(model=model, length=int(data.lengths.max()) + 1):
-            decode(model, data.morphemes, length, args.decode_batch, args.precision)
-
-        train_times = [timed(device, train_pass) for _ in range(args.repeats + 1)][1:]
-        decode_times = [timed(device, decode_pass) for _ in range(args.repeats + 1)][1:]
-        training = len(data) / statistics.median(train_times)
-        prediction = len(data) / statistics.median(decode_times)
-        print(f"| {name} | {training:,.0f} | {prediction:,.0f} |", flush=True)
+    for variant in args.variants.split(","):
+        if args.processes > 1:
+            context = multiprocessing.get_context("spawn")
+            barrier, results = context.Barrier(args.processes), context.Queue()
+            workers = [
+                context.Process(target=worker, args=(args, variant, barrier, results))
+                for _ in range(args.processes)
+            ]
+            for process in workers:
+                process.start()
+            figures = [results.get() for _ in workers]
+            for process in workers:
+                process.join()
+            training, prediction = (sum(column) for column in zip(*figures, strict=True))
+        else:
+            training, prediction = measure(args, variant)
+        print(f"| {variant} | {training:,.0f} | {prediction:,.0f} |", flush=True)
 
 
 if __name__ == "__main__":

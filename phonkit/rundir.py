@@ -128,7 +128,8 @@ class Run:
     def item_scores(self) -> dict[tuple[str, str, str], dict[str, float]]:
         """Each test cell's metric scores from ``predictions.tsv``, keyed by (lemma,
         features, gold form), for paired comparisons between runs on the same split."""
-        rows = read_rows(self.path / "predictions.tsv")
+        path = self.path / "predictions.tsv"
+        rows = read_rows(path if path.is_file() else path.with_suffix(".tsv.xz"))
         _, header = next(rows)
         metrics = header[4:]
         return {

@@ -202,6 +202,17 @@ def test_unimorph_experiment_runs_resumes_and_reports(cli, data_root, tmp_path):
     assert cli("experiment", "report", str(out), "--permutations", "200").code == 0
     assert (out / "results.tsv").read_text() == before
 
+    # The compact record (no weights) rebuilds the same tables and tests.
+    record = tmp_path / "record"
+    exported = cli("experiment", "export", str(out), "--out", str(record))
+    assert exported.code == 0 and "the record of 4 finished runs" in exported.err
+    assert not list(record.rglob("*.pt")) and list(record.rglob("predictions.tsv.xz"))
+    assert cli("experiment", "report", str(record), "--permutations", "200").code == 0
+    assert (record / "results.tsv").read_text() == before
+    assert (record / "significance.tsv").read_text() == (out / "significance.tsv").read_text()
+    results = (record / "results.md").read_text()
+    assert "89.8" in results and "## Against the paper" in results
+
 
 def test_cells_reach_the_permutation_test_in_file_order():
     """Set order changes between processes (string hashing), and the test pairs its random

@@ -123,9 +123,7 @@ class _Language:
             if number:
                 segments.append(WORD_BOUNDARY)
             segments += [after.get(s, s) for s in self.epitran.trans_list(word)]
-        unmapped = "".join(
-            s for s in segments if s != WORD_BOUNDARY and not set(s) <= self.known
-        )
+        unmapped = "".join(s for s in segments if s != WORD_BOUNDARY and not set(s) <= self.known)
         return tuple(segments), unmapped
 
 

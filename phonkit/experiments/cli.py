@@ -204,6 +204,20 @@ def report(
         raise InputError(f"{directory}: unknown kind of experiment {kind!r}")
 
 
+@experiment_app.command("export")
+def export(
+    directory: Annotated[Path, typer.Argument(help="An experiment directory.")],
+    out: Annotated[Path, typer.Option(help="Directory of the record.")],
+) -> None:
+    """Write the compact record of an experiment (settings, each finished run's config,
+    metrics, history and per-cell test scores; no weights), from which report rebuilds the
+    tables."""
+    from phonkit.experiments.record import export as write_record
+    from phonkit.progress import say
+
+    say(f"{out}: the record of {write_record(directory, out)} finished runs")
+
+
 def _variants(text: str) -> list[str]:
     from phonkit.plugins import lookup
 

@@ -17,6 +17,7 @@ from typing import Any
 from phonkit.corpora import LANGUAGES, CorpusRequest
 from phonkit.errors import InputError
 from phonkit.experiments.runner import Planned, finished_runs, read_outcomes, read_plan
+from phonkit.experiments.paper import PAPER
 from phonkit.experiments.tables import figure, markdown, mean_std, p_value, show, write_table
 from phonkit.plugins import lookup
 from phonkit.significance import PERMUTATIONS, compare
@@ -25,18 +26,7 @@ from phonkit.workflow import TrainRequest
 
 METRICS = ("acc", "mld", "nll")
 SOURCES = {"unimorph": "UniMorph", "conll2017": "CoNLL-2017"}
-
-#: The paper's figures (UniMorph 2.0, Table 2) that phonkit's design brief states: the averages
-#: of each variant over the 28 languages and the position-independent rows of three languages.
-#: The other rows of that table are not available here, so they are left empty, never guessed.
-PAPER = {
-    ("pi", "average"): (93.0, 0.172, 0.026),
-    ("pd", "average"): (75.7, 0.750, 0.082),
-    ("joint", "average"): (73.7, 0.971, 0.088),
-    ("pi", "nld"): (96.8, 0.069, 0.017),
-    ("pi", "tur"): (89.8, 0.301, 0.013),
-    ("pi", "eng"): (90.9, 0.179, 0.045),
-}
+ORDER = ("pi", "pd", "joint")  # the paper's ranking of its variants
 
 
 def source(lang: str, data_dir: Path | None) -> str | None:
@@ -138,7 +128,8 @@ def report(root: Path, permutations: int = PERMUTATIONS) -> None:
     )  # fmt: skip
     header, rows = _wide(langs, variants, cells, scores)
     text = _document(root, markdown(header, rows), langs, variants, cells)
-    write_atomic(root / "results.md", text + _tests(comparisons, permutations))
+    text += _against_paper(langs, variants, cells, scores)
+    write_atomic(root / "results.md", text + _tests(comparisons, permutations, variants))
     show(f"{root}: test ACC / MLD / NLL", *_compact(header, rows, variants))
 
 
@@ -155,12 +146,21 @@ def _paper(variant: str, lang: str) -> list[str]:
     return [figure(v, m) for v, m in zip(paper, METRICS, strict=True)]
 
 
+def _beside(ours: dict[str, float], variant: str, lang: str) -> list[str]:
+    """Each metric as ``ours (paper's)``, or ours alone where the paper has no figure."""
+    paper = _paper(variant, lang)
+    return [
+        f"{figure(ours[m], m)} ({theirs})" if theirs else figure(ours[m], m)
+        for m, theirs in zip(METRICS, paper, strict=True)
+    ]
+
+
 def _wide(langs, variants, cells, scores) -> tuple[list[str], list[list[str]]]:
-    """One row per language: each variant's three figures, then the paper's for pi; then
-    the average over the languages every variant finished, and the paper's averages."""
+    """One row per language: each variant's three figures beside the paper's; then the
+    average over the languages every variant finished, with the paper's average over the
+    same languages, and the paper's average over its 28."""
     header = ["language", "source", "test cells"]
-    header += [f"{v} {m.upper()}" for v in variants for m in METRICS]
-    header += [f"paper pi {m.upper()}" for m in METRICS]
+    header += [f"{v} {m.upper()} (paper)" for v in variants for m in METRICS]
     rows = []
     for lang in langs:
         first = cells[(lang, variants[0])]
@@ -169,31 +169,58 @@ def _wide(langs, variants, cells, scores) -> tuple[list[str], list[list[str]]]:
         row.append(f"{tests[0]:,}" if tests else "")
         for variant in variants:
             if figures := scores[(lang, variant)]:
-                row += [figure(figures[m], m) for m in METRICS]
+                row += _beside(figures, variant, lang)
             else:
                 row += [f"({'; '.join(dict.fromkeys(cells[(lang, variant)]['notes']))})", "", ""]
-        rows.append(row + _paper("pi", lang))
+        rows.append(row)
     complete = [lang for lang in langs if all(scores[(lang, v)] for v in variants)]
     if complete:
         average = [f"average ({len(complete)} languages)", "", ""]
         for variant in variants:
-            for m in METRICS:
-                average.append(figure(mean_std([scores[(x, variant)][m] for x in complete])[0], m))
-        rows.append(average + [""] * 3)
+            for number, m in enumerate(METRICS):
+                ours = figure(mean_std([scores[(x, variant)][m] for x in complete])[0], m)
+                theirs = [PAPER[(variant, x)][number] for x in complete if (variant, x) in PAPER]
+                paper = figure(mean_std(theirs)[0], m) if len(theirs) == len(complete) else ""
+                average.append(f"{ours} ({paper})" if paper else ours)
+        rows.append(average)
     paper = ["paper average (28 languages)", "", ""]
-    rows.append(paper + [value for v in variants for value in _paper(v, "average")] + [""] * 3)
+    rows.append(paper + [value for v in variants for value in _paper(v, "average")])
     return header, rows
 
 
 def _compact(header, rows, variants) -> tuple[list[str], list[list[str]]]:
     """The wide table with each variant's three figures in one column, for a terminal."""
     width = len(METRICS)
-    groups = [*variants, "paper pi"]
-    compact = [header[:3] + [f"{name} ACC / MLD / NLL" for name in groups]]
+    compact = [header[:3] + [f"{name} ACC / MLD / NLL (paper)" for name in variants]]
     for row in rows:
-        figures = [row[3 + i * width : 3 + (i + 1) * width] for i in range(len(groups))]
+        figures = [row[3 + i * width : 3 + (i + 1) * width] for i in range(len(variants))]
         compact.append(row[:3] + [" / ".join(f for f in part if f) for part in figures])
     return compact[0], compact[1:]
+
+
+def _against_paper(langs, variants, cells, scores) -> str:
+    """How many languages each variant matches or beats the paper's ACC on, by data source."""
+    lines = []
+    for variant in variants:
+        for label, wanted in (("all", None), *((name, key) for key, name in SOURCES.items())):
+            measured = [
+                lang
+                for lang in langs
+                if scores[(lang, variant)]
+                and (variant, lang) in PAPER
+                and wanted in (None, cells[(lang, variant)]["source"])
+            ]
+            if not measured:
+                continue
+            gaps = [scores[(lang, variant)]["acc"] - PAPER[(variant, lang)][0] for lang in measured]
+            at_or_above = sum(round(gap, 1) >= 0 for gap in gaps)
+            within = sum(round(gap, 1) >= -1 for gap in gaps)
+            lines.append(
+                f"- {variant}, {label} languages: ACC at or above the paper's in {at_or_above} "
+                f"of {len(measured)}, within 1 point or above in {within}; mean difference "
+                f"{sum(gaps) / len(gaps):+.1f} points\n"
+            )
+    return "\n## Against the paper\n\n" + "".join(lines) if lines else ""
 
 
 def _item_means(runs: list) -> dict[tuple, dict[str, float]]:
@@ -224,13 +251,13 @@ def _document(root, table: str, langs, variants, cells) -> str:
         f"# UniMorph paradigm completion: {len(langs)} languages × {', '.join(variants)}\n\n"
         f"Made by `phonkit experiment report {root}` from the finished runs in `{root}/runs` "
         f"({_settings_line(cells)}). Test split; ACC in %, MLD in symbols, NLL in nats per "
-        "symbol; a variant's figures are the mean over its finished seeds. The paper's figures "
-        "are those of Wu, Ponti & Cotterell (UniMorph 2.0) that phonkit's docs state; the "
-        "other cells of the paper's table are not available here and are left empty.\n\n" + table
+        "symbol; a variant's figures are the mean over its finished seeds. In parentheses, the "
+        "figures of Table 2 of Wu, Ponti & Cotterell, measured on UniMorph 2.0: rows read from "
+        "CoNLL-2017 files are not like for like with them.\n\n" + table
     )
 
 
-def _tests(comparisons, permutations: int) -> str:
+def _tests(comparisons, permutations: int, variants) -> str:
     """The permutation tests as a Markdown section, with a count of significant wins."""
     if not comparisons:
         return ""
@@ -254,8 +281,40 @@ def _tests(comparisons, permutations: int) -> str:
     return (
         f"\n## Paired permutation tests\n\nTwo-sided, {permutations:,} random swaps of each "
         "test cell's pair of scores (per-cell scores averaged over seeds); Δ is the first "
-        "variant's mean minus the second's.\n\n" + markdown(header, rows) + "\n" + summary
+        "variant's mean minus the second's.\n\n"
+        + markdown(header, rows)
+        + "\n"
+        + summary
+        + _ordering(comparisons, variants)
     )
+
+
+def _ordering(comparisons, variants) -> str:
+    """In how many languages the paper's ranking pi > pd > joint holds with every adjacent
+    pair significantly ordered (p < 0.05), per metric."""
+    ranked = [v for v in ORDER if v in variants]
+    pairs = list(zip(ranked, ranked[1:], strict=False))
+    if len(ranked) < 2 or not all(any(k[1:] == p for k in comparisons) for p in pairs):
+        return ""
+    langs = [lang for lang in dict.fromkeys(k[0] for k in comparisons)
+             if all((lang, *pair) in comparisons for pair in pairs)]  # fmt: skip
+    lines = []
+    for number, metric in enumerate(METRICS):
+        holds = [
+            lang
+            for lang in langs
+            if all(_significantly_better(comparisons[(lang, *pair)][number]) for pair in pairs)
+        ]
+        lines.append(
+            f"- {' > '.join(ranked)} on {metric.upper()}, every step with p < 0.05: "
+            f"{len(holds)} of {len(langs)} languages\n"
+        )
+    return "\n" + "".join(lines)
+
+
+def _significantly_better(c) -> bool:
+    better = c.mean_a > c.mean_b if c.metric == "acc" else c.mean_a < c.mean_b
+    return better and c.p_value < 0.05
 
 
 def _settings_line(cells) -> str:
@@ -265,9 +324,11 @@ def _settings_line(cells) -> str:
             training, model = config["training"], config["model"]
             cap = config.get("max_entries")
             return (
-                f"transcriber {config['transcriber']}, d = {model['dim']}, σ = {model['sigma']}, "
+                f"transcriber {config['transcriber']}, morphemes "
+                f"{config.get('morphemes', 'features')}, d = {model['dim']}, σ = {model['sigma']}, "
                 f"batch {training['batch_size']}, at most {training['epochs']} epochs, "
-                f"patience {training['patience']}, precision {training['precision']}"
+                f"patience {training['patience']}, precision {training['precision']}, checkpoint "
+                f"by dev {training.get('select', 'loss')}"
                 + (f", at most {cap:,} entries per language" if cap else "")
             )
     return "no finished runs yet"
