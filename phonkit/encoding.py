@@ -8,22 +8,18 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from phonkit.lexicon import BOS_ID, EOS_ID, PAD_ID, Entry, PerFeature, Vocabulary
+from phonkit.lexicon import BOS_ID, EOS_ID, PAD_ID, Entry, Vocabulary
 
 
 @dataclass(frozen=True)
 class Example:
     """An entry with its surface form as a sequence of symbols (characters or IPA segments)
-    and its abstract morphemes (by default the lemma and each feature: see
+    and its abstract morphemes, as the run's decomposition splits it (see
     :class:`phonkit.lexicon.Decomposition`)."""
 
     entry: Entry
     surface: tuple[str, ...]
-    morphemes: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        if not self.morphemes:
-            object.__setattr__(self, "morphemes", PerFeature().morphemes(self.entry))
+    morphemes: tuple[str, ...]
 
 
 @dataclass

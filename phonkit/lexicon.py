@@ -44,7 +44,7 @@ class Decomposition:
         raise NotImplementedError
 
 
-DEFAULT_DECOMPOSITION = "features"
+DEFAULT_DECOMPOSITION = "bundle"
 
 
 class PerFeature(Decomposition):

@@ -19,7 +19,7 @@ from phonkit.rundir import Run
 
 @dataclass
 class TrainConfig:
-    epochs: int = 30
+    epochs: int = 100  # a bound: training stops when the learning rate falls below min_lr
     batch_size: int = 64
     lr: float = 1e-3
     min_lr: float = 1e-5

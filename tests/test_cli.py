@@ -68,9 +68,9 @@ def test_empty_input_gives_empty_output(cli, trained_run):
         (b"\tN;PL\n", "<stdin>:1: empty lemma"),
         (b"ev\t\n", "<stdin>:1: empty feature bundle"),
         (b"\xfe\tN;PL\n", "<stdin>:1: not valid UTF-8 (byte 0xfe at column 1)"),
-        (b"qqqq\tN;PL\n", "<stdin>:1: lemma 'qqqq' is not in the model"),
-        (b"qqqq\tN;ZZZ\n", "<stdin>:1: feature 'ZZZ' is not in the model"),
-        (b"qqqq\tN;PL\nqqqq\tN;ACC\n", "(1 more such rows); use --skip-unknown"),
+        (b"qqqq\tN;NOM;PL\n", "<stdin>:1: lemma 'qqqq' is not in the model"),
+        (b"qqqq\tN;ZZZ\n", "<stdin>:1: feature bundle 'N;ZZZ' is not in the model"),
+        (b"qqqq\tN;NOM;PL\nqqqq\tN;ACC;SG\n", "(1 more such rows); use --skip-unknown"),
     ],
 )
 def test_bad_predict_input_is_one_line_and_exit_2(cli, trained_run, stdin, message):

@@ -10,7 +10,7 @@ from celex_files import write_celex
 from conftest import sample_lines
 from phonkit.encoding import Example
 from phonkit.errors import InputError
-from phonkit.lexicon import Entry, Lexicon, segment
+from phonkit.lexicon import Entry, Lexicon, PerFeature, segment
 from phonkit.significance import permutation_test
 from phonkit.split import frequency_sample
 
@@ -24,7 +24,7 @@ def counted(paradigms=30, zero_every=0):
         lemma, form, bundle = line.split("\t")
         count = 0 if zero_every and number % zero_every == 0 else 1000 / (number + 1)
         entry = Entry(lemma, tuple(bundle.split(";")), form, count)
-        out.append(Example(entry, segment(form)))
+        out.append(Example(entry, segment(form), PerFeature().morphemes(entry)))
     return out
 
 
@@ -53,7 +53,8 @@ def test_k_sample_prefers_frequent_entries_and_draws_are_seeded():
 
 def test_k_sample_without_counts_is_uniform_and_k_is_checked():
     data = [
-        Example(Entry(e.entry.lemma, e.entry.features, e.entry.form), e.surface) for e in counted(5)
+        Example(Entry(e.entry.lemma, e.entry.features, e.entry.form), e.surface, e.morphemes)
+        for e in counted(5)
     ]
     assert len(frequency_sample(data, seed=2, k=len(data)).train) == len(data)
     with pytest.raises(InputError, match=f"more than the {len(data):,} entries"):

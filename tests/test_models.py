@@ -3,7 +3,7 @@ import torch
 
 from phonkit.decoding import decode, token_nll
 from phonkit.encoding import Example, Vocabularies, encode
-from phonkit.lexicon import Entry, segment
+from phonkit.lexicon import Entry, PerFeature, segment
 from phonkit.phonology import ModelConfig
 from phonkit.plugins import lookup
 
@@ -18,7 +18,8 @@ WORDS = [
 
 
 def data():
-    examples = [Example(Entry(lemma, tuple(f.split(";")), w), segment(w)) for lemma, f, w in WORDS]
+    entries = [Entry(lemma, tuple(f.split(";")), w) for lemma, f, w in WORDS]
+    examples = [Example(e, segment(e.form), PerFeature().morphemes(e)) for e in entries]
     vocabularies = Vocabularies.build(examples)
     return vocabularies, encode(examples, vocabularies)
 
@@ -95,7 +96,8 @@ def test_every_variant_fits_the_underlying_form_of_a_new_lemma(variant):
     from phonkit.fitting import FitConfig, fit_lemmas
 
     cells = [("SG", "kuş"), ("PL", "kuşlar")]
-    new = [Example(Entry("kuş", ("N", bundle), w), segment(w)) for bundle, w in cells]
+    entries = [Entry("kuş", ("N", bundle), w) for bundle, w in cells]
+    new = [Example(e, segment(e.form), PerFeature().morphemes(e)) for e in entries]
     totals = []
     for steps in (0, 40):
         model, vocabularies, _ = trained(variant)

@@ -9,24 +9,46 @@ import pytest
 from conftest import TINY
 
 
-@pytest.fixture(scope="session")
-def bundle_run(tmp_path_factory, lexicon_file):
-    """A tiny pi model whose words are the lemma and the whole feature bundle."""
+def tiny_run(out, lexicon_file, *settings):
     from phonkit.cli import main
 
-    out = tmp_path_factory.mktemp("runs") / "tur-pi-bundle"
     args = ["train", "--corpus", "tsv", "--lang", "tur", "--path", str(lexicon_file)]
     try:
-        main([*args, "--morphemes", "bundle", "--select", "acc", "--out", str(out), *TINY])
+        main([*args, *settings, "--out", str(out), *TINY])
     except SystemExit as done:
         assert not done.code
     return out
+
+
+@pytest.fixture(scope="session")
+def bundle_run(tmp_path_factory, lexicon_file):
+    """A tiny pi model whose words are the lemma and the whole feature bundle."""
+    out = tmp_path_factory.mktemp("runs") / "tur-pi-bundle"
+    return tiny_run(out, lexicon_file, "--morphemes", "bundle", "--select", "acc")
+
+
+@pytest.fixture(scope="session")
+def features_run(tmp_path_factory, lexicon_file):
+    """A tiny pi model whose words are the lemma and each feature."""
+    out = tmp_path_factory.mktemp("runs") / "tur-pi-features"
+    return tiny_run(out, lexicon_file, "--morphemes", "features")
 
 
 def history(run):
     lines = (run / "history.tsv").read_text().splitlines()
     header = lines[0].split("\t")
     return [dict(zip(header, line.split("\t"), strict=True)) for line in lines[1:]]
+
+
+def test_the_default_decomposition_is_the_bundle(trained_run):
+    assert json.loads((trained_run / "config.json").read_text())["morphemes"] == "bundle"
+
+
+def test_the_features_decomposition_makes_one_morpheme_per_feature(features_run, cli):
+    morphemes = json.loads((features_run / "vocab.json").read_text())["morphemes"]
+    assert "feat:N" in morphemes and not any(";" in m for m in morphemes)
+    result = cli("uf", "neighbours", "-m", str(features_run), "N", "-n", "2")
+    assert result.code == 0 and len(result.out.splitlines()) == 3
 
 
 def test_the_bundle_decomposition_makes_one_affix_morpheme_per_bundle(bundle_run, cli):
@@ -96,13 +118,13 @@ def test_selection_by_accuracy_keeps_the_best_dev_accuracy(bundle_run):
     assert float(kept["dev_acc"]) == max(float(row["dev_acc"]) for row in rows)
 
 
-def test_a_run_made_before_the_decomposition_setting_still_predicts(trained_run, cli, tmp_path):
+def test_a_run_made_before_the_decomposition_setting_still_predicts(features_run, cli, tmp_path):
     old = tmp_path / "old-run"
-    shutil.copytree(trained_run, old)
+    shutil.copytree(features_run, old)
     config = json.loads((old / "config.json").read_text())
     del config["morphemes"]
     (old / "config.json").write_text(json.dumps(config))
     lemma, _, bundle, _ = (old / "test.tsv").read_text().splitlines()[0].split("\t")
-    fresh = cli("predict", "-m", str(trained_run), stdin=f"{lemma}\t{bundle}\n".encode())
+    fresh = cli("predict", "-m", str(features_run), stdin=f"{lemma}\t{bundle}\n".encode())
     result = cli("predict", "-m", str(old), stdin=f"{lemma}\t{bundle}\n".encode())
     assert result.code == 0 and result.out == fresh.out

@@ -1,6 +1,6 @@
 from conftest import sample_lines
 from phonkit.encoding import Example
-from phonkit.lexicon import Entry, segment
+from phonkit.lexicon import Entry, PerFeature, segment
 from phonkit.split import paradigm_completion, unseen_lemmas
 
 
@@ -8,7 +8,8 @@ def examples(paradigms=30):
     out = []
     for line in sample_lines(paradigms):
         lemma, form, bundle = line.split("\t")
-        out.append(Example(Entry(lemma, tuple(bundle.split(";")), form), segment(form)))
+        entry = Entry(lemma, tuple(bundle.split(";")), form)
+        out.append(Example(entry, segment(form), PerFeature().morphemes(entry)))
     return out
 
 
@@ -31,7 +32,8 @@ def test_split_is_seeded():
 
 def test_entries_with_unseen_morphemes_move_to_train():
     data = examples(5)
-    rare = Example(Entry("yepyeni", ("N", "NOM", "SG"), "yepyeni"), segment("yepyeni"))
+    entry = Entry("yepyeni", ("N", "NOM", "SG"), "yepyeni")
+    rare = Example(entry, segment("yepyeni"), PerFeature().morphemes(entry))
     splits = [paradigm_completion(data + [rare], seed) for seed in range(20)]
     assert all(rare in split.train for split in splits)
     assert any(split.moved >= 1 for split in splits)

@@ -11,7 +11,7 @@ from phonkit.baseline import EditBaseline, apply, edit
 from phonkit.decoding import beam_search, decode, total_nll
 from phonkit.encoding import Example, encode, encode_morphemes
 from phonkit.fitting import FitConfig, fit_lemmas
-from phonkit.lexicon import Entry
+from phonkit.lexicon import Entry, PerFeature
 from phonkit.rundir import Run
 from phonkit.unseen import reveal
 
@@ -25,12 +25,14 @@ def paradigm(run_dir, split="train"):
 
 def renamed(run, cells):
     """A known paradigm under a lemma name the model has never seen, as examples."""
-    transcriber = run.transcriber()
+    transcriber, decomposition = run.transcriber(), run.decomposition()
+    entries = [
+        Entry("yeni-" + lemma, tuple(bundle.split(";")), form) for lemma, bundle, form in cells
+    ]
+    surfaces = transcriber.transcribe("tur", [entry.form for entry in entries])
     return [
-        Example(Entry("yeni-" + lemma, tuple(bundle.split(";")), form), surface)
-        for (lemma, bundle, form), surface in zip(
-            cells, transcriber.transcribe("tur", [c[2] for c in cells]), strict=True
-        )
+        Example(entry, surface, decomposition.morphemes(entry))
+        for entry, surface in zip(entries, surfaces, strict=True)
     ]
 
 
@@ -82,7 +84,7 @@ def test_an_unknown_feature_is_skipped_on_request(cli, trained_run):
     result = cli("predict", "-m", str(trained_run), "--skip-unknown", stdin=stdin)
     rows = [line.split("\t") for line in result.out.splitlines()]
     assert result.code == 0 and rows[0][2] and rows[1] == [lemma, "N;XYZ", ""]
-    assert "feature 'XYZ' is not in the model" in result.err
+    assert "feature bundle 'N;XYZ' is not in the model" in result.err
 
 
 def test_unseen_symbols_and_conflicting_cells_are_warned_not_dropped(cli, trained_run):
@@ -106,7 +108,9 @@ def test_beam_hypotheses_are_ranked_and_scored_by_their_log_probability(trained_
     model = run.load_model(torch.device("cpu"))
     vocabularies = run.vocabularies()
     cells = paradigm(trained_run)
-    entries = [Example(Entry(lemma, tuple(b.split(";")), f), ()) for lemma, b, f in cells]
+    decomposition = run.decomposition()
+    entries = [Entry(lemma, tuple(b.split(";")), f) for lemma, b, f in cells]
+    entries = [Example(entry, (), decomposition.morphemes(entry)) for entry in entries]
     morphemes = encode_morphemes([e.morphemes for e in entries], vocabularies)
     beams = beam_search(model, morphemes, run.config["max_length"], width=4)
     greedy = decode(model, morphemes, run.config["max_length"])
@@ -115,9 +119,10 @@ def test_beam_hypotheses_are_ranked_and_scored_by_their_log_probability(trained_
         assert len(beam) == 4 and scores == sorted(scores, reverse=True)
         assert len({tuple(ids) for ids, _ in beam}) == 4
         hypotheses = [
-            Example(entry.entry, tuple(vocabularies.symbols.decode(ids))) for ids, _ in beam
+            Example(entry.entry, tuple(vocabularies.symbols.decode(ids)), entry.morphemes)
+            for ids, _ in beam
         ]
-        forced = -total_nll(model, encode(hypotheses, vocabularies))
+        forced = -total_nll(model, encode(hypotheses, vocabularies), precision="fp32")
         assert forced.tolist() == pytest.approx(scores, abs=1e-3)
         width_one = beam_search(model, morphemes[:1], run.config["max_length"], width=1)
     assert width_one[0][0][0] == greedy[0]
@@ -142,7 +147,8 @@ def test_nbest_and_score_columns(cli, trained_run):
 
 def test_reveal_is_nested_and_leaves_out_small_paradigms():
     rows = [line.split("\t") for line in sample_lines(6)]
-    examples = [Example(Entry(r[0], tuple(r[2].split(";")), r[1]), tuple(r[1])) for r in rows]
+    entries = [Entry(r[0], tuple(r[2].split(";")), r[1]) for r in rows]
+    examples = [Example(e, tuple(e.form), PerFeature().morphemes(e)) for e in entries]
     one, four = reveal(examples, 1, seed=2), reveal(examples, 4, seed=2)
     assert set(one.evidence) <= set(four.evidence)
     assert len(one.evidence) == one.lemmas
@@ -214,4 +220,6 @@ def test_unseen_lemma_evaluation_needs_unseen_lemmas(cli, trained_run, tmp_path)
     lemma, bundle, form = paradigm(trained_run)[0]
     gold.write_text(f"{lemma}\t{bundle}\t{form}\nyeni\t{bundle}\t{form}\nyeni\tN;ZZZ\t{form}\n")
     unknown = cli("evaluate", "-m", str(trained_run), "--unseen-lemmas", str(gold))
-    assert unknown.code == 2 and f"{gold}:3: feature 'ZZZ' is not in the model" in unknown.err
+    assert (
+        unknown.code == 2 and f"{gold}:3: feature bundle 'N;ZZZ' is not in the model" in unknown.err
+    )
