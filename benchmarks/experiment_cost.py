@@ -1,20 +1,20 @@
-"""What an experiment of ``phonkit experiment unimorph`` cost, read from its directory: the
-training throughput of each variant (forms per second, the median over a run's epochs),
-the wall time of each language, and the time the same settings would take on the full
-tables, scaled from what was measured.
+"""What an experiment of ``phonkit experiment unimorph`` cost, read from its directory (or
+its record, ``phonkit experiment export``): the training throughput of each variant (forms per
+second, the median over a run's epochs), the wall time of each finished run, and a projection
+of the runs the plan has not finished yet.
 
-    python benchmarks/experiment_cost.py experiments/unimorph-5k --data-dir ../shared/data
+    python benchmarks/experiment_cost.py /work/exp/table/unimorph --data-dir ../shared/data
 
-The projection multiplies each run's measured wall time by (entries of the full table /
-entries the run used) x (epoch limit / epochs the run took): linear in data and in epochs,
-which holds for the training and evaluation passes (both linear in forms). It is a
-projection from measurements, not a measurement: a run on full data may stop earlier or
-later than the epoch limit.
+The projection gives an unfinished run (language, variant) the median cost per training
+form and epoch of the variant's finished runs, times the language's training forms (80% of
+its entries), times the median number of epochs those runs took. It is a projection from
+measurements, not a measurement: runs differ in epochs and in speed.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import statistics
 import sys
 from pathlib import Path
@@ -37,7 +37,7 @@ def main() -> None:
     runs = finished_runs(args.experiment)
     for name, run in sorted(runs.items(), key=lambda item: order.index(item[0])):
         config = run.config
-        history = run.load_torch("checkpoint.pt")["history"]
+        history = _history(run)
         split = config["split"]
         rows.append(
             {
@@ -47,60 +47,80 @@ def main() -> None:
                 "entries": split["train"] + split["dev"] + split["test"],
                 "train": split["train"],
                 "epochs": len(history),
-                "limit": config["training"]["epochs"],
                 "forms_per_s": statistics.median(r["forms_per_second"] for r in history),
                 "seconds": outcomes[name].seconds if name in outcomes else float("nan"),
             }
         )
     if not rows:
         sys.exit(f"{args.experiment}: no finished runs")
-    full = _full_sizes(rows, args.data_dir) if args.data_dir else {}
-    _report(rows, full)
+    planned = read_plan(args.experiment)
+    langs = dict.fromkeys(labels["lang"] for labels in planned.values())
+    full = _full_sizes(langs, args.data_dir) if args.data_dir else {}
+    _report(rows, planned, full)
 
 
-def _full_sizes(rows: list[dict], data_dir: Path) -> dict[str, int]:
-    sizes = {}
-    for lang, corpus in sorted({(row["lang"], row["corpus"]) for row in rows}):
-        sizes[lang] = len(lookup("corpora", corpus).read(CorpusRequest(lang, data_dir)))
-    return sizes
+def _history(run) -> list[dict[str, float]]:
+    """Per-epoch figures from ``history.tsv`` (or, for runs made before it, the checkpoint)."""
+    path = run.path / "history.tsv"
+    if path.is_file():
+        with path.open(encoding="utf-8") as handle:
+            return [
+                {k: float(v) for k, v in row.items()}
+                for row in csv.DictReader(handle, delimiter="\t")
+            ]
+    return run.load_torch("checkpoint.pt")["history"]
 
 
-def _report(rows: list[dict], full: dict[str, int]) -> None:
-    variants = list(dict.fromkeys(row["variant"] for row in rows))
-    print("| variant | runs | training forms/s (median over runs) | range |")
-    print("|---|---:|---:|---|")
+def _full_sizes(langs, data_dir: Path) -> dict[str, int]:
+    from phonkit.experiments.unimorph import source
+
+    return {
+        lang: len(lookup("corpora", corpus).read(CorpusRequest(lang, data_dir)))
+        for lang in langs
+        if (corpus := source(lang, data_dir))
+    }
+
+
+def _report(rows: list[dict], planned: dict[str, dict], full: dict[str, int]) -> None:
+    variants = list(dict.fromkeys(labels["variant"] for labels in planned.values()))
+    print("| variant | runs | training forms/s (median over runs) | range | epochs (median) |")
+    print("|---|---:|---:|---|---:|")
+    cost, epochs = {}, {}
     for variant in variants:
-        speeds = [row["forms_per_s"] for row in rows if row["variant"] == variant]
+        mine = [row for row in rows if row["variant"] == variant]
+        if not mine:
+            continue
+        speeds = [row["forms_per_s"] for row in mine]
+        epochs[variant] = statistics.median(row["epochs"] for row in mine)
+        cost[variant] = statistics.median(
+            row["seconds"] / (row["train"] * row["epochs"]) for row in mine
+        )
         print(
             f"| `{variant}` | {len(speeds)} | {statistics.median(speeds):,.0f} | "
-            f"{min(speeds):,.0f}–{max(speeds):,.0f} |"
+            f"{min(speeds):,.0f}–{max(speeds):,.0f} | {epochs[variant]:.0f} |"
         )
     print()
-    header = ["language", "entries used", *(f"{v} s" for v in variants), "all variants s"]
-    if full:
-        header += ["full entries", "projected full, all variants"]
-    print("| " + " | ".join(header) + " |")
-    print("|---|" + "---:|" * (len(header) - 1))
-    total = projected_total = 0.0
-    for lang in dict.fromkeys(row["lang"] for row in rows):
-        mine = {row["variant"]: row for row in rows if row["lang"] == lang}
-        seconds = sum(row["seconds"] for row in mine.values())
-        total += seconds
-        cells = [lang, f"{max(r['entries'] for r in mine.values()):,}"]
-        cells += [f"{mine[v]['seconds']:.0f}" if v in mine else "" for v in variants]
-        cells.append(f"{seconds:.0f}")
-        if full:
-            projected = sum(
-                row["seconds"] * full[lang] / row["entries"] * row["limit"] / row["epochs"]
-                for row in mine.values()
-            )
-            projected_total += projected
-            cells += [f"{full[lang]:,}", _hours(projected)]
+    print("| language | entries | " + " | ".join(f"{v} s" for v in variants) + " |")
+    print("|---|---:|" + "---:|" * len(variants))
+    done = {(row["lang"], row["variant"]): row for row in rows}
+    measured = projected = 0.0
+    for lang in dict.fromkeys(labels["lang"] for labels in planned.values()):
+        cells = [lang, f"{full[lang]:,}" if lang in full else ""]
+        for variant in variants:
+            if (lang, variant) in done:
+                seconds = done[(lang, variant)]["seconds"]
+                measured += seconds
+                cells.append(f"{seconds:,.0f}")
+            elif variant in cost and lang in full:
+                guess = cost[variant] * 0.8 * full[lang] * epochs[variant]
+                projected += guess
+                cells.append(f"({guess:,.0f})")
+            else:
+                cells.append("")
         print("| " + " | ".join(cells) + " |")
     print()
-    print(f"total wall time of the finished runs: {_hours(total)}")
-    if full:
-        print(f"projected for the full tables at the same settings: {_hours(projected_total)}")
+    print(f"run time of the finished runs (measured): {_hours(measured)}")
+    print(f"run time of the others (projected, in parentheses above): {_hours(projected)}")
 
 
 def _hours(seconds: float) -> str:

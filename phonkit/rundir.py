@@ -31,9 +31,11 @@ FINISHED = "metrics.json"
 HISTORY = "history.tsv"
 
 
-def _history_row(values: list[Any]) -> list[str]:
-    return [f"{v:.6g}" if isinstance(v, float) else str(int(v) if isinstance(v, bool) else v)
-            for v in values]  # fmt: skip
+def _cell(value: Any) -> str:
+    """A history figure as text: 1/0 for flags, six significant digits for measurements."""
+    if isinstance(value, bool):
+        return str(int(value))
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
 
 
 class Run:
@@ -154,8 +156,8 @@ class Run:
         """``history.tsv``: one row per epoch of training (the fields of
         :class:`phonkit.training.EpochRecord`)."""
         fields = [field.name for field in dataclasses.fields(records[0])] if records else []
-        rows = [[getattr(record, name) for name in fields] for record in records]
-        write_atomic(self.path / HISTORY, format_rows([fields, *map(_history_row, rows)]))
+        rows = [[_cell(getattr(record, name)) for name in fields] for record in records]
+        write_atomic(self.path / HISTORY, format_rows([fields, *rows]))
 
     def save_torch(self, name: str, state: Any) -> None:
         buffer = io.BytesIO()

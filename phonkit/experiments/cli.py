@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from phonkit.errors import InputError
+from phonkit.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.options import (
     BatchSize,
     Columns,
@@ -36,7 +37,6 @@ from phonkit.options import (
 )
 from phonkit.phonology import ModelConfig
 from phonkit.training import TrainConfig
-from phonkit.lexicon import DEFAULT_DECOMPOSITION
 
 experiment_app = typer.Typer(
     help="Run the paper's experiments: many runs, resumable, with tables and figures."
