@@ -175,7 +175,7 @@ def _wide(langs, variants, cells, scores) -> tuple[list[str], list[list[str]]]:
         rows.append(row)
     complete = [lang for lang in langs if all(scores[(lang, v)] for v in variants)]
     if complete:
-        average = [f"average ({len(complete)} languages)", "", ""]
+        average = [f"average ({_languages(len(complete))})", "", ""]
         for variant in variants:
             for number, m in enumerate(METRICS):
                 ours = figure(mean_std([scores[(x, variant)][m] for x in complete])[0], m)
@@ -186,6 +186,10 @@ def _wide(langs, variants, cells, scores) -> tuple[list[str], list[list[str]]]:
     paper = ["paper average (28 languages)", "", ""]
     rows.append(paper + [value for v in variants for value in _paper(v, "average")])
     return header, rows
+
+
+def _languages(count: int) -> str:
+    return f"{count} language{'s' * (count != 1)}"
 
 
 def _compact(header, rows, variants) -> tuple[list[str], list[list[str]]]:
@@ -248,7 +252,7 @@ def _significance(cells, variants, langs, permutations) -> dict[tuple, list]:
 
 def _document(root, table: str, langs, variants, cells) -> str:
     return (
-        f"# UniMorph paradigm completion: {len(langs)} languages × {', '.join(variants)}\n\n"
+        f"# UniMorph paradigm completion: {_languages(len(langs))} × {', '.join(variants)}\n\n"
         f"Made by `phonkit experiment report {root}` from the finished runs in `{root}/runs` "
         f"({_settings_line(cells)}). Test split; ACC in %, MLD in symbols, NLL in nats per "
         "symbol; a variant's figures are the mean over its finished seeds. In parentheses, the "
@@ -307,7 +311,7 @@ def _ordering(comparisons, variants) -> str:
         ]
         lines.append(
             f"- {' > '.join(ranked)} on {metric.upper()}, every step with p < 0.05: "
-            f"{len(holds)} of {len(langs)} languages\n"
+            f"{len(holds)} of {_languages(len(langs))}\n"
         )
     return "\n" + "".join(lines)
 
