@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from pathlib import Path
@@ -124,7 +125,7 @@ def train(
     With no arguments: the position-independent model on the bundled Turkish sample."""
     from phonkit.corpora import CorpusRequest
     from phonkit.progress import metrics_table, say
-    from phonkit.rundir import Run
+    from phonkit.rundir import Run, writing
     from phonkit.workflow import TrainRequest, choose_transcriber, start_run, train_run
 
     at_least_one(
@@ -133,10 +134,11 @@ def train(
     if resume:
         if out is None:
             raise InputError("--resume needs --out DIR, the run to go on with")
-        run = Run.open(out, finished=False)
-        if run.finished:
-            raise InputError(f"{out}: the run is already finished")
-        metrics = train_run(run, device if device != "auto" else None)
+        with writing(out):  # one writer at a time; Ctrl-C says what was kept
+            run = Run.open(out, finished=False)
+            if run.finished:
+                raise InputError(f"{out}: the run is already finished")
+            metrics = train_run(run, device if device != "auto" else None)
     else:
         lang = lang or ("tur" if corpus == "sample" else None)
         if k is not None and split == "paradigms":
@@ -169,9 +171,17 @@ def train(
             device=device,
         )
         out = out or Path("runs") / f"{corpus}-{lang or Path(path or 'data').stem}-{variant}"
-        run = start_run(job, out, force)
-        metrics = train_run(run)
+        with writing(out):
+            Run.check_target(out, force)  # before the corpus is read
+            run = start_run(job, out, force)
+            metrics = train_run(run)
     metrics_table(f"{run.path}", metrics)
+    if run.config.get("protocol") == "lemmas":
+        say(
+            "test: the test lemmas of --split lemmas are new to the model, and these figures "
+            "spell them with no underlying form of their own (so ACC is near 0); score them "
+            f"with their UFs fitted: phonkit evaluate -m {run.path} --unseen-lemmas"
+        )
     say(f"run directory: {run.path}")
 
 
@@ -203,25 +213,41 @@ def predict(
 ) -> None:
     """Fill paradigm gaps: reads lemma<TAB>features[<TAB>form|--], writes TSV to stdout.
 
-    Lemmas the model has never seen get an underlying form fitted to their known cells."""
-    from phonkit.prediction import PredictOptions, fill, read_cells
+    Lemmas the model has never seen get an underlying form fitted to their known cells, which
+    must come in the rows next to their gaps. Streams: output follows input chunk by chunk."""
+    from phonkit.errors import Interrupted
+    from phonkit.prediction import PredictOptions, Predictor
     from phonkit.rundir import Run
+    from phonkit.streaming import predict_stream
     from phonkit.training import choose_device
-    from phonkit.tsv import format_rows, open_bytes, stdin_bytes
+    from phonkit.tsv import open_bytes, stdin_bytes
 
     if min(beam, nbest, fit_steps + 1) < 1:
         raise InputError("--beam and --nbest must be at least 1, --fit-steps at least 0")
     run = Run.open(model)
     name = str(file) if file else "<stdin>"
-    stream = open_bytes(file) if file else stdin_bytes("predict TSV")
-    with stream:
-        cells = read_cells(stream, name)
     options = PredictOptions(
         all_rows, beam, nbest, score, skip_unknown, precision, FitConfig(fit_steps, fit_lr)
     )
-    rows = fill(run, cells, name, choose_device(device), options)
-    sys.stdout.write(format_rows(rows))
-    sys.stdout.flush()
+    stream = open_bytes(file) if file else stdin_bytes("predict TSV")
+    predictor = Predictor(run, choose_device(device), options)
+
+    def write(text: str) -> None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+    try:
+        with stream:
+            predict_stream(predictor, stream, name, write)
+    except KeyboardInterrupt:
+        tally = predictor.tally
+        raise Interrupted(
+            f"{tally.rows_out:,} output rows were written, for the input up to "
+            f"{name}:{tally.last_line}"
+            if tally.rows_out
+            else "no output row was written"
+        ) from None
+    predictor.report()
 
 
 @app.command()
@@ -270,6 +296,8 @@ def evaluate(
     from phonkit.training import choose_device
     from phonkit.tsv import format_rows, write_atomic
 
+    if predictions is not None and predictions.is_dir():
+        raise InputError(f"--predictions {predictions}: is a directory; give a file name")
     run = Run.open(model)
     if unseen_lemmas:
         counts = numbers(known, "--known")
@@ -437,6 +465,8 @@ def uf_export(
     from phonkit.tsv import format_rows, write_atomic
     from phonkit.underlying_forms import Inventory
 
+    if format not in ("tsv", "npy"):
+        raise InputError(f"unknown format {format!r}; use tsv or npy")
     inventory = Inventory.of(Run.open(model))
     names = inventory.attribute_names()
     columns = [inventory.attribute(name) for name in names]
@@ -448,11 +478,10 @@ def uf_export(
     if format == "tsv":
         rows = ([f"{value:.6g}" for value in vector] for vector in inventory.vectors)
         write_atomic(Path(f"{out}.vectors.tsv"), format_rows(rows))
-    elif format == "npy":
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        np.save(f"{out}.npy", inventory.vectors)
     else:
-        raise InputError(f"unknown format {format!r}; use tsv or npy")
+        buffer = io.BytesIO()
+        np.save(buffer, inventory.vectors)
+        write_atomic(Path(f"{out}.npy"), buffer.getvalue())
 
 
 @uf_app.command("plot")
@@ -487,6 +516,9 @@ def uf_neighbours(
     from phonkit.tsv import format_rows
     from phonkit.underlying_forms import Inventory, neighbours
 
+    if n < 1:
+        raise InputError(f"-n must be at least 1, not {n}")
+
     rows = neighbours(Inventory.of(Run.open(model)), morpheme, n)
     sys.stdout.write(
         format_rows([("morpheme", "kind", "cosine"), *((m, k, f"{c:.4f}") for m, k, c in rows)])
@@ -504,6 +536,9 @@ def uf_probe(
     from phonkit.rundir import Run
     from phonkit.tsv import format_rows
     from phonkit.underlying_forms import Inventory, probe
+
+    if folds < 2:
+        raise InputError(f"--folds must be at least 2 (cross-validation), not {folds}")
 
     result = probe(Inventory.of(Run.open(model)), attribute, folds)
     classes = ",".join(f"{name}:{count}" for name, count in sorted(result.classes.items()))
@@ -543,21 +578,30 @@ USAGE_ERRORS = _click_classes("ClickException")
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: one clear line and exit 2 for bad input, quiet on a closed pipe."""
+    from phonkit.errors import Interrupted
     from phonkit.plugins import PluginError, manager
 
     try:
         manager().hook.register_commands(app=app)
         # Outside standalone mode Click returns the code of a ``typer.Exit`` instead of
-        # exiting with it (our commands themselves return None).
+        # exiting with it (our commands themselves return None); Typer turns Ctrl-C that a
+        # command did not catch into code 130.
         code = app(args=argv, prog_name="phonkit", standalone_mode=False)
+        if code == INTERRUPTED:
+            sys.exit(_interrupted())
         if isinstance(code, int) and code:
             sys.exit(code)
     except EXITS as done:
+        if done.exit_code == INTERRUPTED:
+            sys.exit(_interrupted())
         sys.exit(done.exit_code)
     except ABORTS:
         sys.exit(_interrupted())
+    except Interrupted as what:
+        print(f"phonkit: interrupted: {what}", file=sys.stderr)
+        sys.exit(INTERRUPTED)
     except USAGE_ERRORS as error:
-        error.show()
+        print(f"phonkit: error: {_usage_message(error)}", file=sys.stderr)
         sys.exit(error.exit_code)
     except InputError as error:
         print(f"phonkit: error: {error}", file=sys.stderr)
@@ -574,10 +618,22 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(_interrupted())
 
 
+def _usage_message(error: Exception) -> str:
+    """Click's usage error as one line, with where to find help."""
+    message = " ".join(error.format_message().split()).rstrip(".")  # type: ignore[attr-defined]
+    context = getattr(error, "ctx", None)
+    if context is not None:
+        message += f" (see: {context.command_path} --help)"
+    return message
+
+
+INTERRUPTED = 130  # the exit code of a command ended by SIGINT, as shells report it
+
+
 def _interrupted() -> int:
     print(
         "phonkit: interrupted (a training run goes on with: phonkit train --resume --out DIR; "
         "an experiment with the same command again)",
         file=sys.stderr,
     )
-    return 130
+    return INTERRUPTED

@@ -18,3 +18,8 @@ class InputError(Exception):
 def at(path: object, line: int | None = None) -> str:
     """Format a location as ``file`` or ``file:line``."""
     return f"{path}:{line}" if line is not None else str(path)
+
+
+class Interrupted(Exception):
+    """Ctrl-C during a command that can say what it kept and how to go on. The CLI prints
+    ``phonkit: interrupted: message`` and exits with code 130, as a shell does for SIGINT."""

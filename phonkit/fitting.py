@@ -22,6 +22,7 @@ from torch import Tensor, nn
 from phonkit.encoding import Encoded, Example, Vocabularies, bucketed_batches, encode
 from phonkit.lexicon import LEMMA, PAD_ID
 from phonkit.phonology import Phonology
+from phonkit.ranges import Range, check_ranges
 
 CHUNK = 2048  # known cells per forward pass: bounds memory, whatever the input size
 
@@ -33,6 +34,16 @@ class FitConfig:
     steps: int = 20
     lr: float = 0.03
     prior_weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        check_ranges(
+            self,
+            {
+                "steps": Range("--fit-steps", 0, whole=True),
+                "lr": Range("--fit-lr", 0, 1, above=True),
+                "prior_weight": Range("the prior weight of the fit", 0),
+            },
+        )
 
 
 class ExtendedMorphemes(nn.Module):

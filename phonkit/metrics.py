@@ -16,7 +16,12 @@ class Scored:
 
 
 class Metric:
-    """Base class of metrics. ``score`` defaults to the mean of ``item_scores``."""
+    """Base class of metrics. A metric scores each item (``item_scores``); its score over a
+    set of items is always the mean of those item scores. That one rule keeps the figures
+    that are computed apart consistent: ``metrics.json`` and ``evaluate`` give the mean, and
+    ``predictions.tsv``, ``compare`` and the permutation tests work on the item scores. A
+    rate over a whole set (errors per segment) is therefore defined per item (errors per
+    segment of that item) and averaged."""
 
     name: str = ""
     description: str = ""
@@ -34,8 +39,6 @@ def mean(scores: Sequence[float]) -> float:
 
 
 def summarize(metric: Metric, items: Sequence[Scored], item_scores: Sequence[float]) -> float:
-    """A metric's score over ``items`` whose item scores are known: their mean, unless the
-    metric defines a score of its own (such as corpus-level chrF)."""
-    if type(metric).score is Metric.score:
-        return mean(item_scores)
-    return metric.score(items)
+    """A metric's score over ``items`` whose item scores are known: their mean (see
+    :class:`Metric`; a plugin's own ``score`` is not consulted, so it cannot disagree)."""
+    return mean(item_scores)

@@ -131,7 +131,8 @@ def configure(
                 try:
                     changes[number][key] = kind(text)
                 except ValueError:
-                    raise InputError(f"--set {key}={text}: {key} takes a {kind.__name__}") from None
+                    what = {int: "a whole number", float: "a number"}.get(kind, kind.__name__)
+                    raise InputError(f"--set {key}={text}: {key} takes {what}") from None
                 break
         else:
             known = sorted({*model.__dataclass_fields__, *training.__dataclass_fields__} - {"seed"})

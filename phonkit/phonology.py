@@ -16,6 +16,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from phonkit.lexicon import BOS_ID, PAD_ID
+from phonkit.ranges import Range, check_ranges
 
 
 @dataclass
@@ -27,8 +28,19 @@ class ModelConfig:
     sigma: float = 0.03  # scale of the reparameterised noise on underlying forms (training only)
     init_scale: float = 0.3  # std of the initial morpheme vectors (the prior stays N(0, I))
 
+    def __post_init__(self) -> None:
+        check_ranges(self, MODEL_RANGES)
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+MODEL_RANGES = {
+    "dim": Range("--dim", 1, whole=True),
+    "dropout": Range("--dropout", 0, 1, below=True),
+    "sigma": Range("--sigma", 0),
+    "init_scale": Range("--init-scale", 0),
+}
 
 
 @dataclass

@@ -12,17 +12,19 @@ import dataclasses
 import io
 import json
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from phonkit.encoding import Example, Vocabularies
-from phonkit.errors import InputError
+from phonkit.errors import InputError, Interrupted, at
 from phonkit.lexicon import Decomposition, Entry
 from phonkit.phonology import ModelConfig, Phonology
 from phonkit.plugins import lookup
+from phonkit.runlock import LOCK_NAME, RunLock, holder
 from phonkit.transcription import Transcriber
 from phonkit.tsv import format_rows, read_rows, write_atomic
 
@@ -53,40 +55,62 @@ class Run:
         transcriber: Transcriber,
         force: bool,
     ) -> Run:
+        with RunLock(path):  # re-entrant: callers that go on to train hold it already
+            if cls.check_target(path, force):
+                clear(path)
+            run = cls(path)
+            run.write_json("config.json", config)
+            run.write_json("vocab.json", vocabularies.to_json())
+            for name, examples in splits.items():
+                rows = (
+                    (
+                        e.entry.lemma,
+                        e.entry.form,
+                        e.entry.bundle,
+                        transcriber.joiner.join(e.surface),
+                    )
+                    for e in examples
+                )
+                write_atomic(path / f"{name}.tsv", format_rows(rows))
+        return run
+
+    @staticmethod
+    def check_target(path: Path, force: bool) -> bool:
+        """Whether a new run in ``path`` replaces one there (with ``force``); an error if it
+        would replace a run without ``force``, or anything that is not a run."""
         if path.exists() and not path.is_dir():
             raise InputError(f"{path} is a file; --out needs a directory")
-        if path.exists() and any(path.iterdir()):
-            if not (path / "config.json").is_file():
-                raise InputError(
-                    f"{path} is not empty and holds no phonkit run; choose another --out"
-                )
-            if not force:
-                raise InputError(
-                    f"{path} already holds a run; pass --force to replace it, or --resume to go on"
-                )
-            shutil.rmtree(path)
-        run = cls(path)
-        run.write_json("config.json", config)
-        run.write_json("vocab.json", vocabularies.to_json())
-        for name, examples in splits.items():
-            rows = (
-                (e.entry.lemma, e.entry.form, e.entry.bundle, transcriber.joiner.join(e.surface))
-                for e in examples
+        contents = path.is_dir() and any(c.name != LOCK_NAME for c in path.iterdir())
+        if not contents:
+            return False
+        if not (path / "config.json").is_file():
+            raise InputError(f"{path} is not empty and holds no phonkit run; choose another --out")
+        if not force:
+            raise InputError(
+                f"{path} already holds a run; pass --force to replace it, or --resume to go on"
             )
-            write_atomic(path / f"{name}.tsv", format_rows(rows))
-        return run
+        return True
 
     @classmethod
     def open(cls, path: Path, finished: bool = True) -> Run:
-        """An existing run; unless ``finished`` is False it must have completed training."""
+        """An existing run; unless ``finished`` is False it must have completed training, and
+        no other process may be writing it."""
         if not (path / "config.json").is_file():
             raise InputError(f"{path}: not a phonkit run directory (no config.json)")
         run = cls(path)
-        if finished and not run.finished:
-            raise InputError(
-                f"{path}: the run is unfinished (training did not complete); "
-                f"go on with: phonkit train --resume --out {path}"
-            )
+        check_config(run.config, path / "config.json")
+        if finished:
+            writer = holder(path)
+            if writer is not None:
+                raise InputError(
+                    f"{path}: the run is being written by {writer.describe()}; "
+                    "wait for it to finish"
+                )
+            if not run.finished:
+                raise InputError(
+                    f"{path}: the run is unfinished (training did not complete); "
+                    f"go on with: phonkit train --resume --out {path}"
+                )
         return run
 
     @property
@@ -98,17 +122,41 @@ class Run:
         write_atomic(self.path / name, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
     def read_json(self, name: str) -> Any:
+        path = self.path / name
         try:
-            return json.loads((self.path / name).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise InputError(f"cannot read {name}: {error}", str(self.path)) from None
+            return json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError("missing from the run directory", str(path)) from None
+        except OSError as error:
+            raise InputError(f"cannot read: {error.strerror}", str(path)) from None
+        except ValueError as error:
+            raise InputError(f"not valid JSON ({error})", str(path)) from None
 
     @property
     def config(self) -> dict[str, Any]:
-        return self.read_json("config.json")
+        config = self.read_json("config.json")
+        if not isinstance(config, dict):
+            raise InputError(
+                f"not a phonkit run configuration (a JSON {type(config).__name__}, "
+                "expected an object)",
+                str(self.path / "config.json"),
+            )
+        return config
 
     def vocabularies(self) -> Vocabularies:
-        return Vocabularies.from_json(self.read_json("vocab.json"))
+        data = self.read_json("vocab.json")
+        if not (
+            isinstance(data, dict)
+            and all(
+                isinstance(data.get(key), list) and all(isinstance(x, str) for x in data[key])
+                for key in ("symbols", "morphemes")
+            )
+        ):
+            raise InputError(
+                "not phonkit vocabularies (expected lists of strings 'symbols' and 'morphemes')",
+                str(self.path / "vocab.json"),
+            )
+        return Vocabularies.from_json(data)
 
     def transcriber(self) -> Transcriber:
         return lookup("transcribers", self.config["transcriber"])
@@ -121,7 +169,15 @@ class Run:
     def examples(self, split: str) -> list[Example]:
         transcriber, decomposition = self.transcriber(), self.decomposition()
         examples = []
-        for _, (lemma, form, bundle, surface) in read_rows(self.path / f"{split}.tsv"):
+        path = self.path / f"{split}.tsv"
+        for number, row in read_rows(path):
+            if len(row) != 4:
+                raise InputError(
+                    f"expected 4 tab-separated columns (lemma, form, features, surface), "
+                    f"found {len(row)}",
+                    at(path, number),
+                )
+            lemma, form, bundle, surface = row
             entry = Entry(lemma, tuple(bundle.split(";")), form)
             surface_symbols = transcriber.split(surface)
             examples.append(Example(entry, surface_symbols, decomposition.morphemes(entry)))
@@ -132,15 +188,25 @@ class Run:
         features, gold form), for paired comparisons between runs on the same split."""
         path = self.path / "predictions.tsv"
         rows = read_rows(path if path.is_file() else path.with_suffix(".tsv.xz"))
-        _, header = next(rows)
+        _, header = next(rows, (0, []))
         metrics = header[4:]
-        return {
-            (row[0], row[1], row[2]): {m: float(v) for m, v in zip(metrics, row[4:], strict=True)}
-            for _, row in rows
-        }
+        scores = {}
+        for number, row in rows:
+            try:
+                values = [float(value) for value in row[4:]]
+            except ValueError:
+                values = []
+            if len(row) != len(header) or len(values) != len(metrics):
+                raise InputError(
+                    "expected a row of the header's width with numbers for its metrics",
+                    at(path, number),
+                )
+            scores[row[0], row[1], row[2]] = dict(zip(metrics, values, strict=True))
+        return scores
 
     def build_model(self) -> Phonology:
         config = self.config
+        check_config(config, self.path / "config.json")
         vocabularies = self.vocabularies()
         variant = lookup("models", config["variant"])
         return variant(
@@ -149,7 +215,16 @@ class Run:
 
     def load_model(self, device: torch.device) -> Phonology:
         model = self.build_model()
-        model.load_state_dict(torch.load(self.path / "model.pt", map_location="cpu"))
+        state = self.load_torch("model.pt", weights_only=True)
+        try:
+            model.load_state_dict(state)
+        except (RuntimeError, TypeError, AttributeError) as error:
+            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            raise InputError(
+                f"the weights do not fit the model that config.json and vocab.json describe "
+                f"({first})",
+                str(self.path / "model.pt"),
+            ) from None
         return model.to(device).eval()
 
     def write_history(self, records: Sequence[Any]) -> None:
@@ -164,5 +239,98 @@ class Run:
         torch.save(state, buffer)
         write_atomic(self.path / name, buffer.getvalue())
 
-    def load_torch(self, name: str) -> Any:
-        return torch.load(self.path / name, map_location="cpu", weights_only=False)
+    def load_torch(self, name: str, weights_only: bool = False) -> Any:
+        path = self.path / name
+        if not path.is_file():
+            raise InputError(
+                "missing from the run directory (training never kept a model; "
+                f"train it again: phonkit train --force --out {self.path})",
+                str(path),
+            )
+        try:
+            return torch.load(path, map_location="cpu", weights_only=weights_only)
+        except Exception as error:  # torch raises many types for a damaged file; one line
+            raise InputError(
+                f"cannot read it: the file is truncated or damaged ({type(error).__name__} "
+                "from torch.load); train the run again",
+                str(path),
+            ) from None
+
+
+def clear(path: Path) -> None:
+    """Remove what a run directory holds, but not its lock; the finished mark goes first, so
+    that a reader never sees a finished run with some of its files gone."""
+    (path / FINISHED).unlink(missing_ok=True)
+    for child in path.iterdir():
+        if child.name == LOCK_NAME:
+            continue
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink(missing_ok=True)
+
+
+REQUIRED = {  # what every command reads from config.json, and its JSON type
+    "variant": str,
+    "transcriber": str,
+    "model": dict,
+    "training": dict,
+    "max_length": int,
+}
+
+
+def check_config(config: dict[str, Any], path: Path) -> None:
+    """``config.json`` must be a phonkit run configuration: an object with the keys every
+    command reads, of the right types, and model and training settings phonkit knows."""
+    from phonkit.training import TrainConfig  # here: training imports this module
+
+    for key, kind in REQUIRED.items():
+        if not isinstance(config.get(key), kind) or isinstance(config.get(key), bool):
+            found = "missing" if key not in config else f"a JSON {type(config[key]).__name__}"
+            raise InputError(
+                f"not a phonkit run configuration: {key!r} is {found}, expected "
+                f"{'an object' if kind is dict else 'a ' + kind.__name__}",
+                str(path),
+            )
+    if config.get("lang") is not None and not isinstance(config["lang"], str):
+        raise InputError("not a phonkit run configuration: 'lang' is not a string", str(path))
+    for key, settings in (("model", ModelConfig), ("training", TrainConfig)):
+        unknown = sorted(set(config[key]) - set(settings.__dataclass_fields__))
+        if unknown:
+            raise InputError(
+                f"unknown {key} setting {unknown[0]!r} (made by another phonkit version?)",
+                str(path),
+            )
+        try:
+            settings(**config[key])
+        except InputError as error:
+            raise InputError(f"{key} settings: {error.message}", str(path)) from None
+
+
+@contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """Hold the run directory's lock while training writes it; Ctrl-C becomes an
+    :class:`Interrupted` that says what the directory kept and how to go on."""
+    with RunLock(path):
+        try:
+            yield
+        except KeyboardInterrupt:
+            raise Interrupted(kept(path)) from None
+
+
+def kept(path: Path) -> str:
+    """What an interrupted training run left in ``path``, and the command that goes on."""
+    go_on = f"go on with: phonkit train --resume --out {path}"
+    if not (path / "config.json").is_file():
+        return f"{path} holds no run yet: nothing was kept; start the training again"
+    if (path / FINISHED).is_file():
+        return f"{path} holds a finished run"
+    try:
+        state = Run(path).load_torch("checkpoint.pt")
+        epoch, total = int(state["epoch"]), int(Run(path).config["training"]["epochs"])
+    except (InputError, KeyError, TypeError, ValueError):
+        return f"{path} keeps the split and the settings; no epoch had finished; {go_on}"
+    return (
+        f"{path} keeps epoch {epoch} of at most {total} (checkpoint.pt; the best weights "
+        f"so far in model.pt); {go_on}"
+    )

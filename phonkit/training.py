@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from phonkit.decoding import autocast, decode, surprisal, token_nll
 from phonkit.encoding import Encoded, bucketed_batches
 from phonkit.errors import InputError
 from phonkit.phonology import Phonology
+from phonkit.ranges import Range, check_ranges
 from phonkit.rundir import Run
 
 
@@ -30,8 +32,23 @@ class TrainConfig:
     select: str = "loss"  # the checkpoint kept: best dev loss, or best dev accuracy ("acc")
     seed: int = 1
 
+    def __post_init__(self) -> None:
+        check_ranges(self, TRAIN_RANGES)
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+TRAIN_RANGES = {
+    "epochs": Range("--epochs", 1, whole=True),
+    "batch_size": Range("--batch-size", 1, whole=True),
+    "lr": Range("--lr", 0, 1, above=True),
+    "min_lr": Range("--set min_lr", 0),
+    "patience": Range("--patience", 0, whole=True),
+    "prior_weight": Range("--prior-weight", 0),
+    "uf_lr_scale": Range("--uf-lr-scale", 0, above=True),
+    "seed": Range("--seed", whole=True),
+}
 
 
 def choose_device(name: str) -> torch.device:
@@ -196,6 +213,22 @@ class Trainer:
         dev accuracy, ties going to the lower dev loss."""
         return [dev_loss] if self.config.select == "loss" else [-dev_acc, dev_loss]
 
+    def check_finite(self, train_loss: float, dev_loss: float) -> None:
+        """A loss of NaN or infinity ends training before this epoch is kept: the run keeps
+        its checkpoint and best weights of the last good epoch."""
+        if math.isfinite(train_loss) and math.isfinite(dev_loss):
+            return
+        which, value = (
+            ("training", train_loss) if not math.isfinite(train_loss) else ("dev", dev_loss)
+        )
+        kept = f"epoch {self.epoch} is kept" if self.epoch else "no epoch was kept"
+        raise InputError(
+            f"training diverged in epoch {self.epoch + 1}: the {which} loss is {value}; "
+            f"{kept} and the run is unfinished; train it again with a lower --lr "
+            f"(it was {self.config.lr:g}) and --force",
+            str(self.run.path),
+        )
+
     def fit(self, advance: Callable[[], None], report: Callable[[EpochRecord], None]) -> None:
         """Train until the epoch budget is spent or the learning rate falls below its floor.
         The learning rate is halved on dev-loss plateaus whatever checkpoint is kept."""
@@ -204,6 +237,7 @@ class Trainer:
             train_loss = self.train_epoch(advance)
             training_seconds = time.perf_counter() - started
             dev_loss, dev_acc = self.dev_figures()
+            self.check_finite(train_loss, dev_loss)
             self.epoch += 1
             lr = self.lr
             key = self.selection_key(dev_loss, dev_acc)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import platformdirs
 
+from phonkit.errors import InputError
 from phonkit.tsv import write_atomic
 
 
@@ -46,6 +47,6 @@ class TranscriptionCache:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(self.path, json.dumps(self.entries, ensure_ascii=False))
-        except OSError:
+        except (OSError, InputError):
             pass
         self.added = False

@@ -7,6 +7,7 @@ import lzma
 import os
 import sys
 import tempfile
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
@@ -27,10 +28,17 @@ def open_bytes(path: Path) -> IO[bytes]:
     return path.open("rb")
 
 
+BOM = b"\xef\xbb\xbf"  # the UTF-8 byte-order mark some editors put at the start of a file
+
+
 def decode_lines(stream: Iterable[bytes], name: str) -> Iterator[tuple[int, str]]:
-    """Yield ``(line number, text)`` without the line ending; reject bytes that are not UTF-8."""
+    """Yield ``(line number, text)`` without the line ending; reject bytes that are not UTF-8.
+
+    A byte-order mark at the start is dropped: it is not part of the first lemma."""
     try:
         for number, raw in enumerate(stream, start=1):
+            if number == 1 and raw.startswith(BOM):
+                raw = raw[len(BOM) :]
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as error:
@@ -39,7 +47,7 @@ def decode_lines(stream: Iterable[bytes], name: str) -> Iterator[tuple[int, str]
                     f"not valid UTF-8 (byte 0x{bad} at column {error.start + 1})", at(name, number)
                 ) from None
             yield number, text.rstrip("\r\n")
-    except (lzma.LZMAError, EOFError, gzip.BadGzipFile) as error:
+    except (lzma.LZMAError, zlib.error, EOFError, gzip.BadGzipFile) as error:
         raise InputError(f"cannot decompress: {error}", name) from None
 
 
@@ -65,17 +73,36 @@ def stdin_bytes(what: str) -> IO[bytes]:
 
 
 def write_atomic(path: Path, data: bytes | str) -> None:
-    """Write a file through a temporary file and a rename, so it is complete or absent."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write a file through a temporary file and a rename, so it is complete or absent.
+
+    The file gets the permissions of any new file (0666 less the umask), not the 0600 of a
+    temporary file. A path that cannot be written (a directory, no permission, a full disk)
+    is an :class:`InputError` naming it; whatever was there before is left as it was."""
+    if path.is_dir():
+        raise InputError("is a directory; give a file name", at(path))
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    except OSError as error:
+        raise InputError(f"cannot write: {error.strerror or error}", at(path)) from None
     try:
         with os.fdopen(handle, "wb") as out:
+            os.fchmod(out.fileno(), 0o666 & ~current_umask())
             out.write(payload)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise InputError(f"cannot write: {error.strerror or error}", at(path)) from None
         raise
+
+
+def current_umask() -> int:
+    """The process's umask. POSIX can only read it by setting it, so set it back at once."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def format_rows(rows: Iterable[Iterable[object]]) -> str:

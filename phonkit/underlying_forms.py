@@ -35,10 +35,11 @@ class Inventory:
     def of(cls, run: Run) -> Inventory:
         names = run.vocabularies().morphemes.to_json()
         counts = Counter(m for example in run.examples("train") for m in example.morphemes)
-        weights = torch.load(run.path / "model.pt", map_location="cpu")["morphemes.weight"]
+        # through the model, so that damaged or mismatched weights are one clear error
+        weights = run.load_model(torch.device("cpu")).morphemes.weight.detach()
         reserved = weights.shape[0] - len(names)
         config = run.config
-        title = f"{config['corpus']}/{config['lang'] or '-'} {config['variant']}"
+        title = f"{config.get('corpus', '?')}/{config.get('lang') or '-'} {config['variant']}"
         return cls(
             [name.partition(":")[2] for name in names],
             ["stem" if name.startswith(LEMMA) else "feature" for name in names],

@@ -296,7 +296,7 @@ def test_celex_experiment_without_celex_is_one_line(cli, tmp_path, monkeypatch):
         (["train", "--split", "sample"], "--split sample needs --k K"),
         (["train", "--k", "5", "--split", "lemmas"], "--k goes with the k-sample split"),
         (["experiment", "unimorph", "--langs", "tur", "--max-entries", "0"], "--max-entries must"),
-        (["experiment", "unimorph", "--langs", "tur", "--set", "sigma=x"], "sigma takes a float"),
+        (["experiment", "unimorph", "--langs", "tur", "--set", "sigma=x"], "sigma takes a number"),
         (["experiment", "unimorph", "--langs", "tur", "--set", "nope=1"], "unknown setting 'nope'"),
         (["experiment", "celex", "--lang", "nld", "--draws", "0"], "--draws must be at least 1"),
     ],

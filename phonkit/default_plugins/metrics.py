@@ -38,7 +38,7 @@ class Surprisal(Metric):
 
 class ChrF(Metric):
     name = "chrf"
-    description = "chrF (sacrebleu) of the 1-best forms against the gold forms"
+    description = "chrF (sacrebleu) of each 1-best form against its gold form, averaged"
 
     def item_scores(self, items: Sequence[Scored]) -> list[float]:
         from sacrebleu.metrics import CHRF
@@ -48,15 +48,6 @@ class ChrF(Metric):
             chrf.sentence_score("".join(item.prediction), ["".join(item.gold)]).score
             for item in items
         ]
-
-    def score(self, items: Sequence[Scored]) -> float:
-        from sacrebleu.metrics import CHRF
-
-        if not items:
-            return float("nan")
-        predictions = ["".join(item.prediction) for item in items]
-        golds = ["".join(item.gold) for item in items]
-        return CHRF().corpus_score(predictions, [golds]).score
 
 
 @hookimpl

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from phonkit.errors import InputError
-from phonkit.rundir import Run
+from phonkit.rundir import Run, clear
+from phonkit.runlock import RunLock
 from phonkit.tsv import write_atomic
 from phonkit.workflow import TrainRequest, start_run, train_run
 
@@ -151,13 +152,13 @@ def run_one(planned: Planned, root: Path, threads: int | None = None) -> Outcome
     started = time.perf_counter()
     with log.open("a", encoding="utf-8") as stream, redirect_stderr(stream):
         try:
-            if (path / "config.json").is_file():
-                run = Run.open(path, finished=False)  # interrupted before: go on
-            else:
-                if path.exists():  # a start cut short before its config was written
-                    shutil.rmtree(path)
-                run = start_run(planned.job, path, force=False)
-            train_run(run)
+            with RunLock(path):  # one writer per run, even with two experiments at once
+                if (path / "config.json").is_file():
+                    run = Run.open(path, finished=False)  # interrupted before: go on
+                else:
+                    clear(path)  # a start cut short before its config was written
+                    run = start_run(planned.job, path, force=False)
+                train_run(run)
         except InputError as error:
             print(f"skipped: {error}", file=stream)
             return Outcome(planned.name, "skipped", str(error), time.perf_counter() - started)

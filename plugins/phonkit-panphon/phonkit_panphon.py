@@ -50,11 +50,16 @@ class FeatureEditDistance(PanPhonMetric):
 
 class FeatureErrorRate(PanPhonMetric):
     name = "fer"
-    description = "feature edit distance per gold IPA segment, over all forms (panphon)"
+    description = "feature edit distance per gold IPA segment, averaged over forms (panphon)"
 
-    def score(self, items: Sequence[Scored]) -> float:
-        segments = sum(len(self.table.ipa_segs("".join(item.gold))) for item in items)
-        return sum(self.item_scores(items)) / segments if segments else float("nan")
+    def item_scores(self, items: Sequence[Scored]) -> list[float]:
+        """Each form's feature edit distance divided by its number of gold segments (at least
+        one: a gold form panphon finds no IPA segment in counts as one)."""
+        distances = super().item_scores(items)
+        return [
+            distance / max(1, len(self.table.ipa_segs("".join(item.gold))))
+            for distance, item in zip(distances, items, strict=True)
+        ]
 
 
 @hookimpl

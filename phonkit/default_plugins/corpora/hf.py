@@ -34,6 +34,8 @@ def load(source: str, lang: str | None, split: str | None):
             raise InputError(f"cannot tell the format of {path}; use one of {', '.join(BUILDERS)}")
         extra = {"delimiter": "\t"} if path.suffix == ".tsv" else {}
         dataset = datasets.load_dataset(builder, data_files=str(path), **extra)
+    elif _looks_local(source):
+        raise InputError("no such file or directory", source)
     else:
         dataset = datasets.load_dataset(source, lang)
     if isinstance(dataset, datasets.DatasetDict):
@@ -45,6 +47,16 @@ def load(source: str, lang: str | None, split: str | None):
             return dataset[split]
         return datasets.concatenate_datasets(list(dataset.values()))
     return dataset
+
+
+def _looks_local(source: str) -> bool:
+    """A path rather than a Hub name (``owner/name``): it names a data file by its suffix,
+    starts at ``.``, ``~`` or ``/``, or has more than one ``/``."""
+    return (
+        Path(source).suffix in BUILDERS
+        or source.startswith((".", "/", "~"))
+        or source.count("/") > 1
+    )
 
 
 class HuggingFace(Corpus):

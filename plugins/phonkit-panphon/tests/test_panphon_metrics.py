@@ -29,5 +29,8 @@ def test_a_perfect_prediction_has_no_feature_error():
 
 def test_feature_error_rate_is_per_gold_segment():
     fed, fer = registry("metrics")["fed"], registry("metrics")["fer"]
-    items = [item("bat", "pat"), item("pat", "pat")]
-    assert fer.score(items) == pytest.approx(sum(fed.item_scores(items)) / 6)
+    items = [item("bat", "pat"), item("pata", "pata"), item("kat", "kata")]
+    distances = fed.item_scores(items)
+    assert fer.item_scores(items) == pytest.approx([distances[0] / 3, 0.0, distances[2] / 4])
+    assert fer.item_scores(items) != pytest.approx(distances)
+    assert fer.score(items) == pytest.approx((distances[0] / 3 + distances[2] / 4) / 3)
