@@ -137,7 +137,13 @@ CASES = [
     ("predict-empty-lemma", ["predict", "-m", "run"], b" \tN;PL\n", 2, "<stdin>:1: empty lemma"),
     ("predict-no-features", ["predict", "-m", "run"], b"ev\t;\n", 2, "empty feature bundle"),
     ("predict-unknown-feature", ["predict", "-m", "run"], b"ev\tQQ\n", 2, "feature 'QQ' is not"),
-    ("predict-new-lemma-no-form", ["predict", "-m", "run"], b"qqq\tN\n", 2, "lemma 'qqq' is not"),
+    (
+        "predict-new-lemma-no-form",
+        ["predict", "-m", "run"],
+        b"qqq\tN;NOM;PL\n",
+        2,
+        "lemma 'qqq' is not",
+    ),
     (
         "predict-new-lemma-rows-apart",
         ["predict", "-m", "run"],
