@@ -1,0 +1,265 @@
+"""``phonkit errors``: where a model goes wrong on its test cells — accuracy by feature
+bundle and by how often training saw the lemma, the most frequent errors as rewrites of the
+word's ending (gold ending -> predicted ending), and the errors themselves, aligned at the
+point where prediction and gold part (a concordance keyed on the error)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rapidfuzz.distance import Levenshtein
+
+from phonkit.encoding import Example
+from phonkit.errors import InputError, at
+from phonkit.lexicon import parse_features
+from phonkit.rundir import Run
+from phonkit.tsv import read_rows
+
+PREDICTIONS = "predictions.tsv"
+COLUMNS = ["lemma", "features", "gold", "prediction"]
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One scored test cell: the gold form and the model's 1-best, as surface symbols."""
+
+    lemma: str
+    features: tuple[str, ...]
+    gold: tuple[str, ...]
+    prediction: tuple[str, ...]
+    nll: float | None = None  # the gold form's surprisal, where the run scored it
+
+    @property
+    def bundle(self) -> str:
+        return ";".join(self.features)
+
+    @property
+    def correct(self) -> bool:
+        return self.gold == self.prediction
+
+    @property
+    def distance(self) -> int:
+        return Levenshtein.distance(self.gold, self.prediction)
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """An error seen as a rewrite of the word's end: after the beginning that gold and
+    prediction share, the gold ending became the predicted ending."""
+
+    stem: tuple[str, ...]
+    gold_ending: tuple[str, ...]
+    predicted_ending: tuple[str, ...]
+
+    @property
+    def kind(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return self.gold_ending, self.predicted_ending
+
+
+def rewrite(gold: Sequence[str], prediction: Sequence[str]) -> Rewrite:
+    shared = 0
+    while shared < min(len(gold), len(prediction)) and gold[shared] == prediction[shared]:
+        shared += 1
+    return Rewrite(tuple(gold[:shared]), tuple(gold[shared:]), tuple(prediction[shared:]))
+
+
+@dataclass
+class Group:
+    """The test cells of one feature bundle or one frequency band."""
+
+    key: str
+    train: int = 0  # training cells of the bundle, or of the band's lemmas
+    cells: int = 0
+    right: int = 0
+    distance: int = 0
+    lemmas: set[str] = field(default_factory=set)
+
+    def add(self, item: Prediction) -> None:
+        self.cells += 1
+        self.right += item.correct
+        self.distance += item.distance
+        self.lemmas.add(item.lemma)
+
+    @property
+    def accuracy(self) -> float:
+        return 100 * self.right / self.cells if self.cells else float("nan")
+
+    @property
+    def mld(self) -> float:
+        return self.distance / self.cells if self.cells else float("nan")
+
+
+@dataclass
+class ErrorType:
+    """One ending rewrite with the errors that make it, in test-file order."""
+
+    gold_ending: tuple[str, ...]
+    predicted_ending: tuple[str, ...]
+    errors: list[Prediction]
+
+
+@dataclass
+class Analysis:
+    cells: list[Prediction]  # the test cells analysed (after --bundle and --grep)
+    bundles: list[Group]  # most test cells first
+    bands: list[Group]  # by lemma frequency in training, rarest first
+    types: list[ErrorType]  # most frequent first
+    errors: list[tuple[Prediction, Rewrite]]  # by the frequency of their type
+
+    @property
+    def right(self) -> int:
+        return sum(item.correct for item in self.cells)
+
+
+def read_predictions(run: Run) -> list[Prediction]:
+    """The test cells of ``predictions.tsv``, read with the run's transcriber; a run without
+    them is unfinished."""
+    path = run.path / PREDICTIONS
+    if not path.is_file():
+        raise InputError(
+            f"{run.path}: no test predictions ({PREDICTIONS}): the run is unfinished; "
+            f"go on with: phonkit train --resume --out {run.path}"
+        )
+    split = run.transcriber().split
+    rows = read_rows(path)
+    first = next(rows, None)
+    if first is None or first[1][:4] != COLUMNS:
+        raise InputError(f"expected the header {' '.join(COLUMNS)} ...", at(path, 1))
+    header = first[1]
+    nll = header.index("nll") if "nll" in header else None
+    cells = []
+    for number, row in rows:
+        if len(row) != len(header):
+            raise InputError(
+                f"expected {len(header)} tab-separated columns, found {len(row)}", at(path, number)
+            )
+        cells.append(
+            Prediction(
+                row[0],
+                parse_features(row[1], at(path, number)),
+                split(row[2]) if row[2] else (),
+                split(row[3]) if row[3] else (),
+                float(row[nll]) if nll is not None else None,
+            )
+        )
+    return cells
+
+
+def select(
+    cells: Iterable[Prediction],
+    bundle: str | None = None,
+    pattern: re.Pattern | None = None,
+    joiner: str = "",
+) -> list[Prediction]:
+    """The cells whose bundle has every feature of ``bundle`` (``V;PST`` selects every past
+    tense of verbs) and whose gold or predicted form matches ``pattern``."""
+    wanted = set(parse_features(bundle, "--bundle")) if bundle is not None else set()
+    return [
+        item
+        for item in cells
+        if wanted <= set(item.features)
+        and (
+            pattern is None
+            or pattern.search(joiner.join(item.gold))
+            or pattern.search(joiner.join(item.prediction))
+        )
+    ]
+
+
+def band(count: int) -> tuple[int, str]:
+    """The frequency band of a lemma with ``count`` training cells: powers of two, so
+    ``0``, ``1``, ``2-3``, ``4-7``, ...; returned with its lower bound, for sorting."""
+    if count < 2:
+        return count, str(count)
+    low = 1 << (count.bit_length() - 1)
+    return low, f"{low}-{2 * low - 1}"
+
+
+def analyse(cells: Sequence[Prediction], training: Sequence[Example]) -> Analysis:
+    """Group ``cells`` by bundle and by frequency band (training cells of the lemma, as the
+    model saw them in ``training``), and sort the errors into ending rewrites."""
+    bundle_train = Counter(example.entry.bundle for example in training)
+    lemma_train = Counter(example.entry.lemma for example in training)
+    bundles: dict[str, Group] = {}
+    bands: dict[tuple[int, str], Group] = {}
+    for item in cells:
+        bundles.setdefault(item.bundle, Group(item.bundle, bundle_train[item.bundle])).add(item)
+        key = band(lemma_train[item.lemma])
+        bands.setdefault(key, Group(key[1])).add(item)
+    for group in bands.values():
+        group.train = sum(lemma_train[lemma] for lemma in group.lemmas)
+    errors = [(item, rewrite(item.gold, item.prediction)) for item in cells if not item.correct]
+    kinds: dict[tuple[tuple[str, ...], tuple[str, ...]], list[Prediction]] = {}
+    for item, change in errors:
+        kinds.setdefault(change.kind, []).append(item)
+    types = [ErrorType(gold, predicted, items) for (gold, predicted), items in kinds.items()]
+    types.sort(key=lambda t: (-len(t.errors), t.gold_ending, t.predicted_ending))
+    rank = {(t.gold_ending, t.predicted_ending): number for number, t in enumerate(types)}
+    errors.sort(key=lambda pair: rank[pair[1].kind])
+    return Analysis(
+        list(cells),
+        sorted(bundles.values(), key=lambda g: (-g.cells, g.key)),
+        [bands[key] for key in sorted(bands)],
+        types,
+        errors,
+    )
+
+
+def plot(analysis: Analysis, out: Path, title: str, top: int = 30) -> None:
+    """Accuracy by bundle (the ``top`` bundles with most test cells) and by frequency band,
+    each bar labelled with its number of test cells."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = sorted(analysis.bundles[:top], key=lambda g: (g.accuracy, g.key))
+    height = max(3.5, 0.24 * len(shown) + 1.2)
+    figure, (by_bundle, by_band) = plt.subplots(
+        1, 2, figsize=(13, height), gridspec_kw={"width_ratios": [3, 2]}
+    )
+    _bars(by_bundle, shown, horizontal=True)
+    more = f" ({len(shown)} of {len(analysis.bundles)} with most test cells)"
+    by_bundle.set(
+        xlabel="accuracy (%)",
+        title="by feature bundle" + (more if len(shown) < len(analysis.bundles) else ""),
+    )
+    _bars(by_band, analysis.bands, horizontal=False)
+    by_band.set(
+        xlabel="training cells of the lemma",
+        ylabel="accuracy (%)",
+        title="by lemma frequency in training",
+    )
+    figure.suptitle(title)
+    figure.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(out, dpi=110)
+    plt.close(figure)
+
+
+def _bars(axes, groups: Sequence[Group], horizontal: bool) -> None:
+    positions = range(len(groups))
+    values = [group.accuracy for group in groups]
+    labels = [group.key for group in groups]
+    if horizontal:
+        axes.barh(positions, values, color="tab:blue")
+        axes.set_yticks(positions, labels, fontsize=7)
+        axes.set_xlim(0, 109)
+    else:
+        axes.bar(positions, values, color="tab:blue")
+        axes.set_xticks(positions, labels, fontsize=8)
+        axes.set_ylim(0, 109)
+    for position, group in zip(positions, groups, strict=True):
+        where = (group.accuracy + 1, position) if horizontal else (position, group.accuracy + 1)
+        axes.annotate(
+            f"n={group.cells}",
+            where,
+            fontsize=6,
+            va="center" if horizontal else "bottom",
+            ha="left" if horizontal else "center",
+        )
+    axes.grid(alpha=0.3, axis="x" if horizontal else "y")
