@@ -10,7 +10,7 @@ import pytest
 
 from phonkit.encoding import Example
 from phonkit.lexicon import Entry
-from phonkit.views.error_analysis import Prediction, analyse, band, rewrite
+from phonkit.views.error_analysis import Prediction, analyse, band, rewrite, wilson
 from phonkit.views.pos import lemma_classes, part_of_speech
 
 
@@ -218,6 +218,13 @@ def test_rewrites_keep_the_shared_beginning():
         "8-15",
         "64-127",
     ]
+
+
+def test_accuracy_intervals_stay_within_0_and_100():
+    low, high = wilson(5, 10)
+    assert low == pytest.approx(100 - high) and 20 < low < 50 < high < 80
+    assert wilson(10, 10)[1] == 100.0 and 60 < wilson(10, 10)[0] < 100
+    assert wilson(0, 3)[0] == 0.0
 
 
 def test_analysis_groups_cells_and_ranks_error_types():

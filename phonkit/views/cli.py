@@ -38,8 +38,17 @@ CorpusName = Annotated[
     typer.Option(help="Corpus reader (see phonkit corpora) [default: sample, without -m]."),
 ]
 Lang = Annotated[str | None, typer.Option(help="ISO 639-3 language code.")]
-Plot = Annotated[
-    Path | None, typer.Option("--plot", help="Draw the distributions to this .png, .svg or .pdf.")
+StatsPlot = Annotated[
+    Path | None,
+    typer.Option(
+        "--plot", help="Draw paradigm sizes and frequency distributions (.png, .svg or .pdf)."
+    ),
+]
+ErrorsPlot = Annotated[
+    Path | None,
+    typer.Option(
+        "--plot", help="Draw accuracy by bundle and by frequency band (.png, .svg or .pdf)."
+    ),
 ]
 
 
@@ -99,11 +108,13 @@ def stats(
             "form_length, alphabet, feature or bundle."
         ),
     ] = None,
-    plot: Plot = None,
+    plot: StatsPlot = None,
 ) -> None:
-    """Describe a lexicon: sizes, paradigm sizes, morphemes per word, form lengths, the surface
-    alphabet and the feature inventory, with frequencies. section<TAB>key<TAB>value on stdout
-    (for a run: split<TAB>section<TAB>key<TAB>value, splits train, dev, test and all)."""
+    """Describe a lexicon or a run's splits: sizes, paradigms, alphabet, features.
+
+    Sizes, paradigm sizes, morphemes per word, form lengths, the surface alphabet and the
+    feature inventory, with frequencies: section<TAB>key<TAB>value on stdout (for a run:
+    split<TAB>section<TAB>key<TAB>value, splits train, dev, test and all)."""
     from phonkit.views.display import stats_summary
     from phonkit.views.stats import SECTIONS, describe
     from phonkit.views.stats import plot as draw
@@ -115,7 +126,7 @@ def stats(
     parts = source.parts if source.run is None else [*source.parts, source.whole()]
     descriptions = [describe(part) for part in parts]
     if plot is not None:
-        draw(descriptions if source.run is None else descriptions[-1:], plot, source.label)
+        draw(descriptions[-1], plot, source.label)
     sections = (section,) if section else SECTIONS
     if source.run is None:
         emit(("section", "key", "value"), descriptions[0].rows(sections))
@@ -145,9 +156,11 @@ def paradigm(
     device: Device = "cpu",
     precision: Precision = "auto",
 ) -> None:
-    """A lemma's paradigm: every feature bundle of its part of speech seen in training, the
-    gold form and where it is from, the model's form, whether it is right, and the surprisal
-    (nats per symbol) of the model's form and of the gold. TSV on stdout, a table on stderr."""
+    """A lemma's paradigm with the gold forms and the model's forms.
+
+    Every feature bundle of the lemma's part of speech seen in training, the gold form and
+    where it is from, the model's form, whether it is right, and the surprisal (nats per
+    symbol) of the model's form and of the gold. TSV on stdout, a table on stderr."""
     from phonkit.prediction import read_cells
     from phonkit.rundir import Run
     from phonkit.training import choose_device
@@ -230,11 +243,13 @@ def errors(
     top: Annotated[
         int, typer.Option(help="Bundles and error types shown on stderr, bundles in the plot.")
     ] = 15,
-    plot: Plot = None,
+    plot: ErrorsPlot = None,
 ) -> None:
-    """Where the model goes wrong on its test cells: accuracy by feature bundle and by lemma
-    frequency in training, the most frequent errors as ending rewrites, and the errors
-    aligned. The table chosen with --table on stdout, a summary on stderr."""
+    """Where the model goes wrong on its test cells.
+
+    Accuracy by feature bundle and by lemma frequency in training, the most frequent errors
+    as ending rewrites, and the errors aligned: the table chosen with --table on stdout, a
+    summary on stderr."""
     from phonkit.rundir import Run
     from phonkit.views.display import errors_summary
     from phonkit.views.error_analysis import analyse, read_predictions, select
@@ -339,9 +354,10 @@ def concordance(
     ] = False,
     show: Annotated[int, typer.Option(help="Lines shown aligned on stderr.")] = 20,
 ) -> None:
-    """Forms matching a regular expression, with lemma and features, key word in context:
-    [split<TAB>]lemma<TAB>before<TAB>match<TAB>after<TAB>features<TAB>frequency on stdout
-    (the form is before + match + after; the first match is marked)."""
+    """Forms matching a regular expression, key word in context, with lemma and features.
+
+    [split<TAB>]lemma<TAB>before<TAB>match<TAB>after<TAB>features<TAB>frequency on stdout:
+    the form is before + match + after (the first match is marked)."""
     from phonkit.views.concordance import SORTS
     from phonkit.views.concordance import concordance as search
     from phonkit.views.display import concordance_lines

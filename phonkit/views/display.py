@@ -15,7 +15,7 @@ from phonkit.progress import stderr_console
 from phonkit.views.concordance import Line
 from phonkit.views.error_analysis import Analysis, Group
 from phonkit.views.paradigm import Paradigm
-from phonkit.views.stats import Description, mean, median, number
+from phonkit.views.stats import Description, mean, median
 
 EMPTY = "∅"  # an empty ending
 
@@ -44,7 +44,7 @@ def stats_summary(descriptions: Sequence[Description], title: str, top: int = 8)
     for description in descriptions:
         table.add_column(description.name, justify="right")
     rows = [
-        (key, [number(d.size().get(key, math.nan)) for d in descriptions])
+        (key, [_count(d.size().get(key, math.nan)) for d in descriptions])
         for key in ("entries", "lemmas", "forms", "bundles", "features", "symbols", "tokens")
         if any(key in d.size() for d in descriptions)
     ]
@@ -69,6 +69,12 @@ def stats_summary(descriptions: Sequence[Description], title: str, top: int = 8)
         shown = ", ".join(f"{key} {value:,}" for key, value in counter.most_common(top))
         more = f", … ({len(counter):,} in all)" if len(counter) > top else ""
         console.print(Text(f"{label} ({widest.name}): {shown}{more}"), soft_wrap=True)
+
+
+def _count(value: float) -> str:
+    if math.isnan(value):
+        return "–"
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,.1f}"
 
 
 def _figure(value: float) -> str:
@@ -120,8 +126,8 @@ def errors_summary(analysis: Analysis, joiner: str, title: str, examples: int, t
     )
     if not cells:
         return
-    worst = sorted(analysis.bundles, key=lambda g: (g.accuracy, -g.cells, g.key))[:top]
-    show(_groups(worst, f"the {len(worst)} least accurate of {len(analysis.bundles)} bundles"))
+    worst = sorted(analysis.bundles, key=lambda g: (g.right - g.cells, g.accuracy, g.key))[:top]
+    show(_groups(worst, f"the {len(worst)} of {len(analysis.bundles)} bundles with most errors"))
     show(_groups(analysis.bands, "by lemma frequency (training cells of the lemma)"))
     if not analysis.types:
         return
@@ -175,16 +181,17 @@ def errors_summary(analysis: Analysis, joiner: str, title: str, examples: int, t
 
 def _groups(groups: Sequence[Group], title: str) -> Table:
     table = Table(title=title, box=box.SIMPLE_HEAD)
-    for column in ("", "test cells", "lemmas", "training cells", "ACC", "MLD"):
+    for column in ("", "test cells", "errors", "ACC", "MLD", "lemmas", "training cells"):
         table.add_column(column, justify="right" if column else "left")
     for group in groups:
         table.add_row(
             Text(group.key),
             Text(f"{group.cells:,}"),
-            Text(f"{len(group.lemmas):,}"),
-            Text(f"{group.train:,}"),
+            Text(f"{group.cells - group.right:,}"),
             Text(f"{group.accuracy:.1f}"),
             Text(f"{group.mld:.3f}"),
+            Text(f"{len(group.lemmas):,}"),
+            Text(f"{group.train:,}"),
         )
     return table
 

@@ -209,29 +209,42 @@ def analyse(cells: Sequence[Prediction], training: Sequence[Example]) -> Analysi
     )
 
 
+def wilson(right: int, cells: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of an accuracy, in %: honest for few cells and for
+    accuracies near 0 or 100, where the normal approximation is not."""
+    if not cells:
+        return float("nan"), float("nan")
+    p = right / cells
+    centre = (p + z * z / (2 * cells)) / (1 + z * z / cells)
+    half = z * (p * (1 - p) / cells + z * z / (4 * cells * cells)) ** 0.5 / (1 + z * z / cells)
+    return 100 * max(0.0, centre - half), 100 * min(1.0, centre + half)
+
+
 def plot(analysis: Analysis, out: Path, title: str, top: int = 30) -> None:
-    """Accuracy by bundle (the ``top`` bundles with most test cells) and by frequency band,
-    each bar labelled with its number of test cells."""
+    """Accuracy with its 95% Wilson interval by bundle (the ``top`` bundles with most test
+    cells) and by frequency band; each label gives the number of test cells."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     shown = sorted(analysis.bundles[:top], key=lambda g: (g.accuracy, g.key))
-    height = max(3.5, 0.24 * len(shown) + 1.2)
+    height = max(3.5, 0.24 * len(shown) + 1.4)
     figure, (by_bundle, by_band) = plt.subplots(
         1, 2, figsize=(13, height), gridspec_kw={"width_ratios": [3, 2]}
     )
-    _bars(by_bundle, shown, horizontal=True)
-    more = f" ({len(shown)} of {len(analysis.bundles)} with most test cells)"
+    low = min((wilson(g.right, g.cells)[0] for g in [*shown, *analysis.bands]), default=0.0)
+    limits = (max(0.0, 5 * (low // 5) - 2), 101)
+    _dots(by_bundle, shown, limits, horizontal=True)
+    more = f", the {len(shown)} of {len(analysis.bundles)} with most test cells"
     by_bundle.set(
-        xlabel="accuracy (%)",
+        xlabel="accuracy (%), 95% interval",
         title="by feature bundle" + (more if len(shown) < len(analysis.bundles) else ""),
     )
-    _bars(by_band, analysis.bands, horizontal=False)
+    _dots(by_band, analysis.bands, limits, horizontal=False)
     by_band.set(
         xlabel="training cells of the lemma",
-        ylabel="accuracy (%)",
+        ylabel="accuracy (%), 95% interval",
         title="by lemma frequency in training",
     )
     figure.suptitle(title)
@@ -241,25 +254,24 @@ def plot(analysis: Analysis, out: Path, title: str, top: int = 30) -> None:
     plt.close(figure)
 
 
-def _bars(axes, groups: Sequence[Group], horizontal: bool) -> None:
-    positions = range(len(groups))
+def _dots(axes, groups: Sequence[Group], limits: tuple[float, float], horizontal: bool) -> None:
+    positions = list(range(len(groups)))
     values = [group.accuracy for group in groups]
-    labels = [group.key for group in groups]
+    intervals = [wilson(group.right, group.cells) for group in groups]
+    spread = [
+        [v - lo for v, (lo, _) in zip(values, intervals, strict=True)],
+        [hi - v for v, (_, hi) in zip(values, intervals, strict=True)],
+    ]
+    labels = [f"{group.key}  (n={group.cells:,})" for group in groups]
+    style = {"fmt": "o", "color": "tab:blue", "ecolor": "tab:gray", "capsize": 2, "ms": 4}
     if horizontal:
-        axes.barh(positions, values, color="tab:blue")
+        axes.errorbar(values, positions, xerr=spread, **style)
         axes.set_yticks(positions, labels, fontsize=7)
-        axes.set_xlim(0, 109)
+        axes.set_xlim(*limits)
+        axes.set_ylim(-0.7, len(groups) - 0.3)
     else:
-        axes.bar(positions, values, color="tab:blue")
-        axes.set_xticks(positions, labels, fontsize=8)
-        axes.set_ylim(0, 109)
-    for position, group in zip(positions, groups, strict=True):
-        where = (group.accuracy + 1, position) if horizontal else (position, group.accuracy + 1)
-        axes.annotate(
-            f"n={group.cells}",
-            where,
-            fontsize=6,
-            va="center" if horizontal else "bottom",
-            ha="left" if horizontal else "center",
-        )
-    axes.grid(alpha=0.3, axis="x" if horizontal else "y")
+        axes.errorbar(positions, values, yerr=spread, **style)
+        axes.set_xticks(positions, [label.replace("  ", "\n") for label in labels], fontsize=8)
+        axes.set_ylim(*limits)
+        axes.set_xlim(-0.7, len(groups) - 0.3)
+    axes.grid(alpha=0.3)

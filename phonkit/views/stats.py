@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from phonkit.errors import InputError
+from phonkit.lexicon import Entry
 from phonkit.views.pos import lemma_classes
 from phonkit.views.source import Part
 
@@ -42,6 +43,7 @@ class Description:
     alphabet: Counter[str]  # surface symbol -> occurrences over all entries
     features: Counter[str]  # feature -> entries carrying it
     bundles: Counter[str]  # feature bundle -> entries
+    form_tokens: Counter[str]  # written form -> token count (empty without counts)
 
     def size(self) -> dict[str, float]:
         figures: dict[str, float] = {
@@ -101,7 +103,17 @@ def describe(part: Part) -> Description:
         alphabet=Counter(symbol for example in part.examples for symbol in example.surface),
         features=Counter(value for entry in entries for value in entry.features),
         bundles=Counter(entry.bundle for entry in entries),
+        form_tokens=_form_tokens(entries),
     )
+
+
+def _form_tokens(entries: Sequence[Entry]) -> Counter[str]:
+    """Token counts summed by written form (a form that fills several cells is one word)."""
+    tokens: Counter[str] = Counter()
+    for entry in entries:
+        if entry.count is not None:
+            tokens[entry.form] += entry.count
+    return tokens
 
 
 def number(value: float) -> str:
@@ -119,46 +131,40 @@ def median(distribution: Counter[int]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
-def plot(descriptions: Sequence[Description], out: Path, title: str) -> None:
-    """Three panels: lemmas by paradigm size; bundles and features by frequency rank
-    (log-log); the surface alphabet by frequency. One line per description."""
+def plot(description: Description, out: Path, title: str) -> None:
+    """Three panels: lemmas by paradigm size; feature bundles, features and (with token
+    counts) forms by frequency rank, log-log; the surface alphabet by frequency."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     figure, (sizes, ranks, alphabet) = plt.subplots(1, 3, figsize=(15, 4.4))
-    for description in descriptions:
-        points = sorted(description.paradigm_sizes.items())
-        sizes.plot(
-            [k for k, _ in points], [v for _, v in points], marker=".", label=description.name
-        )
-        for counter, style, what in (
-            (description.bundles, "-", "bundles"),
-            (description.features, "--", "features"),
-        ):
-            frequencies = sorted(counter.values(), reverse=True)
-            ranks.loglog(
-                range(1, len(frequencies) + 1),
-                frequencies,
-                style,
-                label=f"{what} ({description.name})",
-            )
+    points = sorted(description.paradigm_sizes.items())
+    width = max(1.0, (points[-1][0] - points[0][0]) / 80) if points else 1.0
+    sizes.bar([k for k, _ in points], [v for _, v in points], width=width, color="tab:blue")
     sizes.set(xlabel="cells per lemma (paradigm size)", ylabel="lemmas", title="paradigm sizes")
-    ranks.set(xlabel="rank", ylabel="entries", title="feature bundles and features")
-    widest = max(descriptions, key=lambda d: d.entries)
-    shown = widest.alphabet.most_common(40)
+    for counter, style, what in (
+        (description.bundles, "-", "feature bundles (entries)"),
+        (description.features, "--", "features (entries)"),
+        (description.form_tokens, ":", "forms (tokens)"),
+    ):
+        frequencies = sorted(counter.values(), reverse=True)
+        if frequencies:
+            ranks.loglog(range(1, len(frequencies) + 1), frequencies, style, label=what)
+    ranks.set(xlabel="rank", ylabel="frequency", title="rank and frequency")
+    ranks.legend(fontsize=8)
+    shown = description.alphabet.most_common(40)
     alphabet.bar(range(len(shown)), [count for _, count in shown], color="tab:gray")
-    alphabet.set_xticks(range(len(shown)), [symbol for symbol, _ in shown], fontsize=8)
+    labels = ["␣" if symbol == " " else symbol for symbol, _ in shown]
+    alphabet.set_xticks(range(len(shown)), labels, fontsize=8)
     alphabet.set(
         ylabel="occurrences",
-        title=f"surface alphabet ({widest.name}; {min(40, len(widest.alphabet))} of "
-        f"{len(widest.alphabet)} symbols)",
+        title=f"surface alphabet ({len(shown)} of {len(description.alphabet)} symbols)",
     )
-    for axes in (sizes, ranks):
-        axes.legend(fontsize=7)
+    for axes in (sizes, ranks, alphabet):
         axes.grid(alpha=0.3)
-    figure.suptitle(title)
+    figure.suptitle(f"{title}: {description.entries:,} entries, {description.lemmas:,} lemmas")
     figure.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(out, dpi=110)
