@@ -39,7 +39,8 @@ def show(table: Table) -> None:
 
 
 def stats_summary(descriptions: Sequence[Description], title: str, top: int = 8) -> None:
-    table = Table(title=title, box=box.SIMPLE_HEAD)
+    # One description is named in its column; several (a run's splits) share the title.
+    table = Table(title=title if len(descriptions) > 1 else None, box=box.SIMPLE_HEAD)
     table.add_column("")
     for description in descriptions:
         table.add_column(description.name, justify="right")
@@ -126,14 +127,23 @@ def errors_summary(analysis: Analysis, joiner: str, title: str, examples: int, t
     )
     if not cells:
         return
-    worst = sorted(analysis.bundles, key=lambda g: (g.right - g.cells, g.accuracy, g.key))[:top]
-    show(_groups(worst, f"the {len(worst)} of {len(analysis.bundles)} bundles with most errors"))
+    wrong_bundles = [g for g in analysis.bundles if g.right < g.cells]
+    worst = sorted(wrong_bundles, key=lambda g: (g.right - g.cells, g.accuracy, g.key))[:top]
+    if worst:
+        title = f"the {len(wrong_bundles)} of {len(analysis.bundles)} bundles with errors"
+        if len(worst) < len(wrong_bundles):
+            title = f"the {len(worst)} of {len(analysis.bundles)} bundles with most errors"
+        show(_groups(worst, title))
     show(_groups(analysis.bands, "by lemma frequency (training cells of the lemma)"))
     if not analysis.types:
         return
     table = Table(
-        title=f"the {min(top, len(analysis.types))} most frequent of {len(analysis.types):,} "
-        "error types (gold ending → predicted ending)",
+        title=(
+            f"the {top} most frequent of {len(analysis.types):,} error types"
+            if len(analysis.types) > top
+            else f"the {len(analysis.types):,} error types"
+        )
+        + " (gold ending → predicted ending)",
         box=box.SIMPLE_HEAD,
     )
     for column, justify in (("gold", "right"), ("", "center"), ("predicted", "left")):
