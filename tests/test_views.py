@@ -54,13 +54,36 @@ def test_stats_describes_a_corpus(cli, lexicon_file):
     assert sizes == dict(Counter(lemmas.values()))
     alphabet = {k: int(v) for (s, k), v in table.items() if s == "alphabet"}
     assert alphabet == dict(Counter("".join(form for _, form, _ in lines)))
-    features = {k: int(v) for (s, k), v in table.items() if s == "feature"}
-    assert features["N"] == sum("N" in bundle.split(";") for _, _, bundle in lines)
+    inventory = {k: int(v) for (s, k), v in table.items() if s == "feature"}
+    assert inventory["N"] == sum("N" in bundle.split(";") for _, _, bundle in lines)
+    # The default decomposition: the lemma and the whole bundle, two morphemes a word.
     per_word = {int(k): int(v) for (s, k), v in table.items() if s == "morphemes_per_word"}
-    assert per_word == dict(Counter(1 + len(bundle.split(";")) for _, _, bundle in lines))
+    assert per_word == {2: len(lines)}
+    features = {int(k): int(v) for (s, k), v in table.items() if s == "features_per_word"}
+    assert features == dict(Counter(len(bundle.split(";")) for _, _, bundle in lines))
     inventory = [int(v) for s, _, v in rows[1:] if s == "bundle"]
     assert inventory == sorted(inventory, reverse=True)  # most frequent first
     assert "lemmas" in result.err and "alphabet" in result.err  # the summary, on stderr
+
+
+def test_stats_counts_morphemes_as_the_decomposition_splits_words(cli, lexicon_file):
+    result = cli(
+        "stats",
+        "--corpus",
+        "tsv",
+        "--path",
+        str(lexicon_file),
+        "--morphemes",
+        "features",
+        "--section",
+        "morphemes_per_word",
+    )
+    assert result.code == 0, result.err
+    per_word = {int(k): int(v) for _, k, v in tsv(result.out)[1:]}
+    bundles = [bundle for _, _, bundle in lexicon_rows(lexicon_file)]
+    assert per_word == dict(Counter(1 + len(bundle.split(";")) for bundle in bundles))
+    bad = cli("stats", "--morphemes", "syllables")
+    one_line_error(bad, "unknown morpheme decomposition 'syllables'")
 
 
 def test_stats_counts_tokens_and_picks_one_section(cli, tmp_path):
@@ -102,6 +125,7 @@ def test_stats_of_a_run_is_per_split_and_draws_a_figure(cli, trained_run, tmp_pa
         (["--section", "nope"], "unknown section 'nope'; sections: size, pos,"),
         (["--plot", "x.txt"], "x.txt: choose a .png, .svg or .pdf file"),
         (["-m", "RUN", "--corpus", "sample"], "--corpus go with a corpus, not with -m"),
+        (["-m", "RUN", "--morphemes", "features"], "--morphemes go with a corpus"),
     ],
 )
 def test_bad_stats_requests_are_one_line(cli, trained_run, args, message):
@@ -191,23 +215,36 @@ def test_unknown_lemma_names_the_three_closest(cli, trained_run):
 
 
 def test_bad_known_cells_name_the_line(cli, trained_run, tmp_path):
+    bundle = split_rows(trained_run, "train")[0][2]
     known = tmp_path / "known.tsv"
-    known.write_text("yeni\tN;SG\tyeni\nyeni\tN;ZZZ\tyenizz\n")
+    known.write_text(f"yeni\t{bundle}\tyeni\nyeni\tN;ZZZ\tyenizz\n")
     result = cli("paradigm", "-m", str(trained_run), "yeni", "--known", str(known))
-    one_line_error(result, f"{known}:2: feature 'ZZZ' is not in the model")
+    one_line_error(result, f"{known}:2: feature bundle 'N;ZZZ' is not in the model")
 
 
 # -- errors --------------------------------------------------------------------------------
 
 
-def test_rewrites_keep_the_shared_beginning():
+def test_rewrites_keep_the_shared_beginning_or_the_shared_ending():
     change = rewrite(tuple("evlerde"), tuple("evlerda"))
-    assert (change.stem, change.gold_ending, change.predicted_ending) == (
+    assert (change.at, change.before, change.gold_part, change.predicted_part) == (
+        "end",
         tuple("evlerd"),
         ("e",),
         ("a",),
     )
-    assert rewrite(tuple("ev"), tuple("evler")).kind == ((), tuple("ler"))
+    assert rewrite(tuple("ev"), tuple("evler")).kind == ("end", (), tuple("ler"))
+    # A missing prefix: the words differ from the first symbol on but end alike.
+    prefix = rewrite(tuple("geboord"), tuple("boord"))
+    assert prefix.kind == ("start", tuple("ge"), ())
+    assert prefix.after == tuple("boord") and prefix.before == ()
+    assert rewrite(tuple("begroet"), tuple("gebegroet")).kind == ("start", (), tuple("ge"))
+    # Nothing shared at either end: the whole word is the ending.
+    assert rewrite(tuple("gebersten"), tuple("berst")).kind == (
+        "end",
+        tuple("gebersten"),
+        tuple("berst"),
+    )
     assert [band(n)[1] for n in (0, 1, 2, 3, 4, 7, 8, 100)] == [
         "0",
         "1",
@@ -225,6 +262,10 @@ def test_accuracy_intervals_stay_within_0_and_100():
     assert low == pytest.approx(100 - high) and 20 < low < 50 < high < 80
     assert wilson(10, 10)[1] == 100.0 and 60 < wilson(10, 10)[0] < 100
     assert wilson(0, 3)[0] == 0.0
+    for cells in range(1, 200):
+        for right in range(cells + 1):
+            low, high = wilson(right, cells)
+            assert 0 <= low <= 100 * right / cells <= high <= 100
 
 
 def test_analysis_groups_cells_and_ranks_error_types():
@@ -237,7 +278,10 @@ def test_analysis_groups_cells_and_ranks_error_types():
         cell("göl", "N;ABL", "gölden", "gölden"),
         cell("at", "N;LOC", "atta", "atda"),
     ]
-    training = [Example(Entry("göl", ("N", "PL"), "göller"), tuple("göller"))] * 5
+    göller = Example(
+        Entry("göl", ("N", "PL"), "göller"), tuple("göller"), ("lemma:göl", "feat:N;PL")
+    )
+    training = [göller] * 5
     analysis = analyse(cells, training)
     assert analysis.right == 1
     groups = {g.key: g for g in analysis.bundles}
@@ -246,7 +290,7 @@ def test_analysis_groups_cells_and_ranks_error_types():
     bands = {g.key: g for g in analysis.bands}
     assert (bands["0"].cells, bands["4-7"].cells, bands["4-7"].train) == (2, 2, 5)
     first = analysis.types[0]
-    assert (first.gold_ending, first.predicted_ending, len(first.errors)) == (("e",), ("a",), 2)
+    assert (first.kind, len(first.errors)) == (("end", ("e",), ("a",)), 2)
     assert [item.lemma for item, _ in analysis.errors] == ["ev", "göl", "at"]
 
 
@@ -262,13 +306,15 @@ def test_errors_tables_add_up_to_the_predictions(cli, trained_run):
     bands = tsv(cli("errors", "-m", str(trained_run), "--table", "bands").out)[1:]
     assert sum(int(row[1]) for row in bands) == len(predictions)
     rewrites = tsv(cli("errors", "-m", str(trained_run), "--table", "rewrites").out)[1:]
-    assert sum(int(row[2]) for row in rewrites) == len(wrong)
+    assert sum(int(row[3]) for row in rewrites) == len(wrong)
     listing = cli("errors", "-m", str(trained_run), "--examples", "3")
     rows = tsv(listing.out)
     assert len(rows) - 1 == len(wrong)
+    assert rows[0][4:9] == ["at", "before", "gold_part", "predicted_part", "after"]
     for row in rows[1:]:
-        lemma, bundle, gold, predicted, stem, gold_ending, predicted_ending = row[:7]
-        assert stem + gold_ending == gold and stem + predicted_ending == predicted
+        lemma, bundle, gold, predicted, at, before, gold_part, predicted_part, after = row[:9]
+        assert before + gold_part + after == gold and before + predicted_part + after == predicted
+        assert at in ("end", "start") and (not before if at == "start" else not after)
     assert "errors, aligned" in listing.err
 
 

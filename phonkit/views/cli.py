@@ -38,6 +38,14 @@ CorpusName = Annotated[
     typer.Option(help="Corpus reader (see phonkit corpora) [default: sample, without -m]."),
 ]
 Lang = Annotated[str | None, typer.Option(help="ISO 639-3 language code.")]
+MorphemesOption = Annotated[
+    str | None,
+    typer.Option(
+        "--morphemes",
+        help="How words split into morphemes, for morphemes per word: features, bundle or a "
+        "plugin's [default: bundle, as train; with -m: the run's].",
+    ),
+]
 StatsPlot = Annotated[
     Path | None,
     typer.Option(
@@ -69,21 +77,38 @@ def emit(header: Iterable[object], rows: Iterable[Iterable[object]]) -> None:
     sys.stdout.flush()
 
 
-def _source(model, corpus, lang, data_dir, path, columns, options, transcriber="none", ipa=False):
+def _source(
+    model,
+    corpus,
+    lang,
+    data_dir,
+    path,
+    columns,
+    options,
+    transcriber="none",
+    ipa=False,
+    morphemes=None,
+):
     from phonkit.corpora import CorpusRequest
+    from phonkit.lexicon import DEFAULT_DECOMPOSITION
     from phonkit.views.source import corpus_source, run_source
     from phonkit.workflow import choose_transcriber
 
     if model is not None:
         given = [name for name, value in (("--corpus", corpus), ("--path", path)) if value]
-        if given or ipa or transcriber != "none":
-            named = ", ".join(given + ["--ipa"] * ipa + ["--transcriber"] * (transcriber != "none"))
-            raise InputError(f"-m reads a run's splits; {named} go with a corpus, not with -m")
+        given += ["--ipa"] * ipa + ["--transcriber"] * (transcriber != "none")
+        given += ["--morphemes"] * (morphemes is not None)
+        if given:
+            raise InputError(
+                f"-m reads a run's splits as the run made them; {', '.join(given)} go with a "
+                "corpus, not with -m"
+            )
         return run_source(model)
     corpus = corpus or "sample"
     lang = lang or ("tur" if corpus == "sample" else None)
     request = CorpusRequest(lang, data_dir, path, columns, key_values(options, "--corpus-option"))
-    return corpus_source(corpus, request, choose_transcriber(corpus, transcriber, ipa))
+    transcriber = choose_transcriber(corpus, transcriber, ipa)
+    return corpus_source(corpus, request, transcriber, morphemes or DEFAULT_DECOMPOSITION)
 
 
 def _check_figure(out: Path | None) -> None:
@@ -101,11 +126,12 @@ def stats(
     corpus_option: CorpusOptions = [],  # noqa: B006
     transcriber: Transcribers = "none",
     ipa: Ipa = False,
+    morphemes: MorphemesOption = None,
     section: Annotated[
         str | None,
         typer.Option(
             help="Only this section: size, pos, paradigm_size, morphemes_per_word, "
-            "form_length, alphabet, feature or bundle."
+            "features_per_word, form_length, alphabet, feature or bundle."
         ),
     ] = None,
     plot: StatsPlot = None,
@@ -122,7 +148,9 @@ def stats(
     _check_figure(plot)
     if section is not None and section not in SECTIONS:
         raise InputError(f"unknown section {section!r}; sections: {', '.join(SECTIONS)}")
-    source = _source(model, corpus, lang, data_dir, path, columns, corpus_option, transcriber, ipa)
+    source = _source(
+        model, corpus, lang, data_dir, path, columns, corpus_option, transcriber, ipa, morphemes
+    )
     parts = source.parts if source.run is None else [*source.parts, source.whole()]
     descriptions = [describe(part) for part in parts]
     if plot is not None:
@@ -290,14 +318,15 @@ def _error_rows(analysis, table: str, joiner: str) -> Iterator[tuple[object, ...
             )
     elif table == "rewrites":
         wrong = len(analysis.errors)
-        yield ("gold_ending", "predicted_ending", "errors", "share", "examples")
+        yield ("at", "gold_part", "predicted_part", "errors", "share", "examples")
         for kind in analysis.types:
             shown = ", ".join(
                 f"{joiner.join(e.gold)}/{joiner.join(e.prediction)}" for e in kind.errors[:3]
             )
             yield (
-                joiner.join(kind.gold_ending),
-                joiner.join(kind.predicted_ending),
+                kind.at,
+                joiner.join(kind.gold_part),
+                joiner.join(kind.predicted_part),
                 len(kind.errors),
                 f"{len(kind.errors) / wrong:.4f}",
                 shown,
@@ -308,9 +337,11 @@ def _error_rows(analysis, table: str, joiner: str) -> Iterator[tuple[object, ...
             "features",
             "gold",
             "prediction",
-            "stem",
-            "gold_ending",
-            "predicted_ending",
+            "at",
+            "before",
+            "gold_part",
+            "predicted_part",
+            "after",
             "distance",
             "surprisal",
         )
@@ -320,9 +351,11 @@ def _error_rows(analysis, table: str, joiner: str) -> Iterator[tuple[object, ...
                 item.bundle,
                 joiner.join(item.gold),
                 joiner.join(item.prediction),
-                joiner.join(change.stem),
-                joiner.join(change.gold_ending),
-                joiner.join(change.predicted_ending),
+                change.at,
+                joiner.join(change.before),
+                joiner.join(change.gold_part),
+                joiner.join(change.predicted_part),
+                joiner.join(change.after),
                 item.distance,
                 "" if item.nll is None else f"{item.nll:.4f}",
             )

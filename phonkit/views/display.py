@@ -13,7 +13,7 @@ from rich.text import Text
 
 from phonkit.progress import stderr_console
 from phonkit.views.concordance import Line
-from phonkit.views.error_analysis import Analysis, Group
+from phonkit.views.error_analysis import END, Analysis, Group
 from phonkit.views.paradigm import Paradigm
 from phonkit.views.stats import Description, mean, median
 
@@ -130,9 +130,9 @@ def errors_summary(analysis: Analysis, joiner: str, title: str, examples: int, t
     wrong_bundles = [g for g in analysis.bundles if g.right < g.cells]
     worst = sorted(wrong_bundles, key=lambda g: (g.right - g.cells, g.accuracy, g.key))[:top]
     if worst:
-        title = f"the {len(wrong_bundles)} of {len(analysis.bundles)} bundles with errors"
+        title = f"bundles with errors: {len(wrong_bundles)} of {len(analysis.bundles)}"
         if len(worst) < len(wrong_bundles):
-            title = f"the {len(worst)} of {len(analysis.bundles)} bundles with most errors"
+            title += f", the {len(worst)} with most"
         show(_groups(worst, title))
     show(_groups(analysis.bands, "by lemma frequency (training cells of the lemma)"))
     if not analysis.types:
@@ -143,7 +143,7 @@ def errors_summary(analysis: Analysis, joiner: str, title: str, examples: int, t
             if len(analysis.types) > top
             else f"the {len(analysis.types):,} error types"
         )
-        + " (gold ending → predicted ending)",
+        + " (gold → predicted; -x an ending, x- a beginning)",
         box=box.SIMPLE_HEAD,
     )
     for column, justify in (("gold", "right"), ("", "center"), ("predicted", "left")):
@@ -152,9 +152,9 @@ def errors_summary(analysis: Analysis, joiner: str, title: str, examples: int, t
     table.add_column("e.g.")
     for kind in analysis.types[:top]:
         table.add_row(
-            Text("-" + joiner.join(kind.gold_ending) if kind.gold_ending else EMPTY),
+            Text(_part(kind.at, kind.gold_part, joiner)),
             Text("→"),
-            Text("-" + joiner.join(kind.predicted_ending) if kind.predicted_ending else EMPTY),
+            Text(_part(kind.at, kind.predicted_part, joiner)),
             Text(f"{len(kind.errors):,}"),
             Text(
                 ", ".join(
@@ -173,20 +173,29 @@ def errors_summary(analysis: Analysis, joiner: str, title: str, examples: int, t
     for column, justify in (
         ("lemma", "right"),
         ("", "right"),
-        ("gold ending", "left"),
-        ("predicted ending", "left"),
+        ("gold", "left"),
+        ("predicted", "left"),
+        ("", "left"),
         ("features", "left"),
     ):
         listing.add_column(column, justify=justify)
     for item, change in analysis.errors[:examples]:
         listing.add_row(
             Text(item.lemma, style="dim"),
-            Text(joiner.join(change.stem)),
-            Text(joiner.join(change.gold_ending) or EMPTY, style="green"),
-            Text(joiner.join(change.predicted_ending) or EMPTY, style="bold red"),
+            Text(joiner.join(change.before)),
+            Text(joiner.join(change.gold_part) or EMPTY, style="green"),
+            Text(joiner.join(change.predicted_part) or EMPTY, style="bold red"),
+            Text(joiner.join(change.after)),
             Text(item.bundle, style="dim"),
         )
     show(listing)
+
+
+def _part(at: str, symbols: Sequence[str], joiner: str) -> str:
+    """``-ste`` for an ending, ``ge-`` for a beginning, ``∅`` for nothing."""
+    if not symbols:
+        return EMPTY
+    return f"-{joiner.join(symbols)}" if at == END else f"{joiner.join(symbols)}-"
 
 
 def _groups(groups: Sequence[Group], title: str) -> Table:

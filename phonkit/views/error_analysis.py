@@ -1,7 +1,8 @@
 """``phonkit errors``: where a model goes wrong on its test cells — accuracy by feature
 bundle and by how often training saw the lemma, the most frequent errors as rewrites of the
-word's ending (gold ending -> predicted ending), and the errors themselves, aligned at the
-point where prediction and gold part (a concordance keyed on the error)."""
+word's ending (gold ending -> predicted ending; of its beginning where the two differ from
+the first symbol on but end alike, as a missing ``ge-``), and the errors themselves, aligned
+at the point where prediction and gold part (a concordance keyed on the error)."""
 
 from __future__ import annotations
 
@@ -46,25 +47,41 @@ class Prediction:
         return Levenshtein.distance(self.gold, self.prediction)
 
 
+END, START = "end", "start"
+
+
 @dataclass(frozen=True)
 class Rewrite:
-    """An error seen as a rewrite of the word's end: after the beginning that gold and
-    prediction share, the gold ending became the predicted ending."""
+    """An error as a rewrite of one end of the word: after the beginning that gold and
+    prediction share (``before``), the gold ending became the predicted ending (``at`` =
+    ``end``); or, where they differ from the first symbol on but share an ending
+    (``after``), the gold beginning became the predicted one (``at`` = ``start``)."""
 
-    stem: tuple[str, ...]
-    gold_ending: tuple[str, ...]
-    predicted_ending: tuple[str, ...]
+    at: str
+    before: tuple[str, ...]
+    gold_part: tuple[str, ...]
+    predicted_part: tuple[str, ...]
+    after: tuple[str, ...] = ()
 
     @property
-    def kind(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        return self.gold_ending, self.predicted_ending
+    def kind(self) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+        return self.at, self.gold_part, self.predicted_part
 
 
 def rewrite(gold: Sequence[str], prediction: Sequence[str]) -> Rewrite:
+    gold, prediction = tuple(gold), tuple(prediction)
+    shortest = min(len(gold), len(prediction))
     shared = 0
-    while shared < min(len(gold), len(prediction)) and gold[shared] == prediction[shared]:
+    while shared < shortest and gold[shared] == prediction[shared]:
         shared += 1
-    return Rewrite(tuple(gold[:shared]), tuple(gold[shared:]), tuple(prediction[shared:]))
+    if shared == 0:
+        tail = 0
+        while tail < shortest and gold[-1 - tail] == prediction[-1 - tail]:
+            tail += 1
+        if tail:
+            cut = len(gold) - tail
+            return Rewrite(START, (), gold[:cut], prediction[: len(prediction) - tail], gold[cut:])
+    return Rewrite(END, gold[:shared], gold[shared:], prediction[shared:])
 
 
 @dataclass
@@ -95,11 +112,17 @@ class Group:
 
 @dataclass
 class ErrorType:
-    """One ending rewrite with the errors that make it, in test-file order."""
+    """One rewrite (of the ending, or of the beginning) with the errors that make it, in
+    test-file order."""
 
-    gold_ending: tuple[str, ...]
-    predicted_ending: tuple[str, ...]
+    at: str
+    gold_part: tuple[str, ...]
+    predicted_part: tuple[str, ...]
     errors: list[Prediction]
+
+    @property
+    def kind(self) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+        return self.at, self.gold_part, self.predicted_part
 
 
 @dataclass
@@ -193,12 +216,12 @@ def analyse(cells: Sequence[Prediction], training: Sequence[Example]) -> Analysi
     for group in bands.values():
         group.train = sum(lemma_train[lemma] for lemma in group.lemmas)
     errors = [(item, rewrite(item.gold, item.prediction)) for item in cells if not item.correct]
-    kinds: dict[tuple[tuple[str, ...], tuple[str, ...]], list[Prediction]] = {}
+    kinds: dict[tuple[str, tuple[str, ...], tuple[str, ...]], list[Prediction]] = {}
     for item, change in errors:
         kinds.setdefault(change.kind, []).append(item)
-    types = [ErrorType(gold, predicted, items) for (gold, predicted), items in kinds.items()]
-    types.sort(key=lambda t: (-len(t.errors), t.gold_ending, t.predicted_ending))
-    rank = {(t.gold_ending, t.predicted_ending): number for number, t in enumerate(types)}
+    types = [ErrorType(*kind, items) for kind, items in kinds.items()]
+    types.sort(key=lambda t: (-len(t.errors), t.kind))
+    rank = {t.kind: number for number, t in enumerate(types)}
     errors.sort(key=lambda pair: rank[pair[1].kind])
     return Analysis(
         list(cells),
@@ -217,7 +240,8 @@ def wilson(right: int, cells: int, z: float = 1.96) -> tuple[float, float]:
     p = right / cells
     centre = (p + z * z / (2 * cells)) / (1 + z * z / cells)
     half = z * (p * (1 - p) / cells + z * z / (4 * cells * cells)) ** 0.5 / (1 + z * z / cells)
-    return 100 * max(0.0, centre - half), 100 * min(1.0, centre + half)
+    # The interval always holds p; at p = 0 or 1 rounding would put an end a hair inside.
+    return 100 * max(0.0, min(p, centre - half)), 100 * min(1.0, max(p, centre + half))
 
 
 def plot(analysis: Analysis, out: Path, title: str, top: int = 30) -> None:
@@ -259,8 +283,8 @@ def _dots(axes, groups: Sequence[Group], limits: tuple[float, float], horizontal
     values = [group.accuracy for group in groups]
     intervals = [wilson(group.right, group.cells) for group in groups]
     spread = [
-        [v - lo for v, (lo, _) in zip(values, intervals, strict=True)],
-        [hi - v for v, (_, hi) in zip(values, intervals, strict=True)],
+        [max(0.0, v - lo) for v, (lo, _) in zip(values, intervals, strict=True)],
+        [max(0.0, hi - v) for v, (_, hi) in zip(values, intervals, strict=True)],
     ]
     labels = [f"{group.key}  (n={group.cells:,})" for group in groups]
     style = {"fmt": "o", "color": "tab:blue", "ecolor": "tab:gray", "capsize": 2, "ms": 4}

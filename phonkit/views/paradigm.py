@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 import torch
 
 from phonkit.decoding import autocast, decode, decode_nbest, surprisal
-from phonkit.encoding import Example, encode, encode_morphemes
+from phonkit.encoding import Example, Vocabularies, encode, encode_morphemes
 from phonkit.errors import InputError, at
 from phonkit.fitting import FitConfig, fit_lemmas
-from phonkit.lexicon import LEMMA, Entry
+from phonkit.lexicon import LEMMA, Decomposition, Entry
 from phonkit.prediction import Cell, gather_evidence
 from phonkit.rundir import SPLITS, Run
 from phonkit.views.patterns import closest
@@ -146,7 +146,15 @@ def lay_out(
     model = run.load_model(device)
     with autocast(device, precision):
         vocabularies = fit_lemmas(model, vocabularies, evidence.examples, fit)
-    _predict(model, vocabularies, paradigms, run.config["max_length"], precision, beam)
+    _predict(
+        model,
+        vocabularies,
+        run.decomposition(),
+        paradigms,
+        run.config["max_length"],
+        precision,
+        beam,
+    )
     return paradigms
 
 
@@ -165,13 +173,22 @@ def _unknown(lemma: str, run: Run, in_model: set[str]) -> str:
     )
 
 
-def _predict(model, vocabularies, paradigms, max_length: int, precision: str, beam: int) -> None:
+def _predict(
+    model,
+    vocabularies: Vocabularies,
+    decomposition: Decomposition,
+    paradigms: Sequence[Paradigm],
+    max_length: int,
+    precision: str,
+    beam: int,
+) -> None:
     """Fill in each cell's prediction and the surprisals of the prediction and the gold."""
     cells = [(paradigm.lemma, cell) for paradigm in paradigms for cell in paradigm.cells]
     if not cells:
         return
     entries = [Entry(lemma, cell.features, "") for lemma, cell in cells]
-    morphemes = encode_morphemes(entries, vocabularies)
+    words = [decomposition.morphemes(entry) for entry in entries]
+    morphemes = encode_morphemes(words, vocabularies)
     if beam == 1:
         found = decode(model, morphemes, max_length, precision=precision)
     else:
@@ -180,11 +197,12 @@ def _predict(model, vocabularies, paradigms, max_length: int, precision: str, be
     for (_, cell), ids in zip(cells, found, strict=True):
         cell.prediction = tuple(vocabularies.symbols.decode(ids))
     scored = [
-        Example(entry, cell.prediction) for entry, (_, cell) in zip(entries, cells, strict=True)
+        Example(entry, cell.prediction, word)
+        for entry, word, (_, cell) in zip(entries, words, cells, strict=True)
     ]
     owners = [cell for _, cell in cells]
-    for entry, (_, cell) in zip(entries, cells, strict=True):
-        scored += [Example(entry, gold.surface) for gold in cell.golds]
+    for entry, word, (_, cell) in zip(entries, words, cells, strict=True):
+        scored += [Example(entry, gold.surface, word) for gold in cell.golds]
         owners += [cell] * len(cell.golds)
     values = surprisal(model, encode(scored, vocabularies), precision=precision).tolist()
     for number, (cell, value) in enumerate(zip(owners, values, strict=True)):

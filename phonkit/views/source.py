@@ -9,8 +9,8 @@ from pathlib import Path
 from phonkit.corpora import CorpusRequest
 from phonkit.encoding import Example
 from phonkit.errors import InputError
+from phonkit.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.plugins import lookup
-from phonkit.progress import say
 from phonkit.rundir import SPLITS, Run
 
 ALL = "all"
@@ -43,23 +43,22 @@ class Source:
         return Part(ALL, [example for part in self.parts for example in part.examples])
 
 
-def corpus_source(corpus: str, request: CorpusRequest, transcriber: str) -> Source:
-    """A corpus read by its reader; surface symbols from ``transcriber`` (``none``: the
-    characters of the written forms). Forms the transcriber gives no symbols are left out."""
-    reader = lookup("corpora", corpus)
-    chosen = lookup("transcribers", transcriber)
-    lexicon = reader.read(request)
-    surfaces = chosen.transcribe(request.lang or "", [entry.form for entry in lexicon.entries])
-    examples = [
-        Example(entry, surface)
-        for entry, surface in zip(lexicon.entries, surfaces, strict=True)
-        if surface
-    ]
-    if len(examples) < len(lexicon.entries):
-        say(
-            f"warning: {transcriber} gave no symbols for "
-            f"{len(lexicon.entries) - len(examples):,} forms; they are left out"
-        )
+def corpus_source(
+    corpus: str,
+    request: CorpusRequest,
+    transcriber: str = "none",
+    morphemes: str = DEFAULT_DECOMPOSITION,
+) -> Source:
+    """A corpus read by its reader, each entry with its surface symbols from ``transcriber``
+    (``none``: the characters of the written form) and its morphemes as the decomposition
+    ``morphemes`` splits it, exactly as ``train`` would see them (forms the transcriber gives
+    no symbols are left out, with a warning)."""
+    from phonkit.workflow import surface_examples
+
+    lookup("transcribers", transcriber)
+    lookup("decompositions", morphemes)
+    lexicon = lookup("corpora", corpus).read(request)
+    examples = surface_examples(lexicon, transcriber, request.lang, morphemes)
     name = lexicon.name or corpus
     return Source(name, [Part(name, examples)])
 

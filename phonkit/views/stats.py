@@ -20,6 +20,7 @@ SECTIONS = (
     "pos",
     "paradigm_size",
     "morphemes_per_word",
+    "features_per_word",
     "form_length",
     "alphabet",
     "feature",
@@ -39,6 +40,7 @@ class Description:
     pos: Counter[str]  # lemmas per class (part of speech)
     paradigm_sizes: Counter[int]  # cells per lemma -> lemmas
     morphemes_per_word: Counter[int]  # abstract morphemes of an entry -> entries
+    features_per_word: Counter[int]  # features in an entry's bundle -> entries
     form_lengths: Counter[int]  # surface symbols of an entry -> entries
     alphabet: Counter[str]  # surface symbol -> occurrences over all entries
     features: Counter[str]  # feature -> entries carrying it
@@ -66,6 +68,7 @@ class Description:
         distributions = {
             "paradigm_size": self.paradigm_sizes,
             "morphemes_per_word": self.morphemes_per_word,
+            "features_per_word": self.features_per_word,
             "form_length": self.form_lengths,
         }
         if name in distributions:
@@ -98,7 +101,8 @@ def describe(part: Part) -> Description:
         tokens=sum(counts) if counts else None,
         pos=Counter(lemma_classes(entries).values()),
         paradigm_sizes=Counter(cells.values()),
-        morphemes_per_word=Counter(len(entry.morphemes) for entry in entries),
+        morphemes_per_word=Counter(len(example.morphemes) for example in part.examples),
+        features_per_word=Counter(len(entry.features) for entry in entries),
         form_lengths=Counter(len(example.surface) for example in part.examples),
         alphabet=Counter(symbol for example in part.examples for symbol in example.surface),
         features=Counter(value for entry in entries for value in entry.features),
