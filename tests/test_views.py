@@ -1,7 +1,9 @@
 """The corpus-linguistics views: stats, paradigm, errors and concordance, on the tiny
 lexicon and run of conftest, checked against the files they describe."""
 
+import json
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -212,6 +214,18 @@ def test_unknown_lemma_names_the_three_closest(cli, trained_run):
     one_line_error(result, f"lemma '{lemma}x' is not in the model", "closest: ")
     closest = result.err.rsplit("closest: ", 1)[1].strip().split(", ")
     assert len(closest) == 3 and closest[0] == lemma
+
+
+def test_a_held_out_lemma_the_model_never_saw_asks_for_known_cells(cli, trained_run, tmp_path):
+    # As in a --split lemmas run: the lemma is in the test split but not in the model.
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run)
+    lemma = split_rows(run, "test")[0][0]
+    vocabulary = json.loads((run / "vocab.json").read_text())
+    vocabulary["morphemes"].remove(f"lemma:{lemma}")
+    (run / "vocab.json").write_text(json.dumps(vocabulary))
+    result = cli("paradigm", "-m", str(run), lemma)
+    one_line_error(result, f"lemma '{lemma}' is a held-out lemma", "--known FILE")
 
 
 def test_bad_known_cells_name_the_line(cli, trained_run, tmp_path):
