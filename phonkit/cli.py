@@ -43,6 +43,7 @@ from phonkit.options import (
 )
 from phonkit.phonology import ModelConfig
 from phonkit.training import TrainConfig
+from phonkit.views.cli import register as register_views
 
 app = typer.Typer(
     help="Learn underlying forms of morphemes and predict the surface forms of paradigms "
@@ -448,6 +449,7 @@ def compare(
 uf_app = typer.Typer(help="Look at the learned underlying forms (UFs) of a run's morphemes.")
 app.add_typer(uf_app, name="uf")
 app.add_typer(experiment_app, name="experiment")
+register_views(app)  # stats, paradigm, errors, concordance
 
 
 @uf_app.command("export")
