@@ -131,10 +131,17 @@ def lay_out(
         run.config["lang"] or "", [cell.entry.form for cell in filled]
     )
     surfaces = {id(cell): surface for cell, surface in zip(filled, transcribed, strict=True)}
-    evidence = gather_evidence(known, run, surfaces)
+    evidence = gather_evidence(
+        known,
+        [cell.entry for cell in known],
+        vocabularies,
+        {number: surfaces[id(cell)] for number, cell in enumerate(known) if not cell.gap},
+        run.path,
+        run.decomposition(),
+    )
     if evidence.unpredictable:
-        cell, why = evidence.unpredictable[0]
-        raise InputError(why, at(known_name, cell.line))
+        number, why = evidence.unpredictable[0]
+        raise InputError(why, at(known_name, known[number].line))
     facts = attested(run, known, surfaces)
     paradigms = []
     for lemma in wanted:
