@@ -171,9 +171,10 @@ def test_an_error_while_the_producer_is_still_writing_is_one_line(trained_run):
     """The reader thread is waiting on an open pipe when the error ends the command: the
     process must still exit with its one line (a thread blocked in sys.stdin's buffered
     reader makes Python abort at exit)."""
+    lemma = (trained_run / "train.tsv").read_text().split("\t")[0]
     process = _phonkit("predict", "-m", str(trained_run))
     try:
-        process.stdin.write(b"ev\tQQQ\n")
+        process.stdin.write(f"{lemma}\tQQQ\n".encode())
         process.stdin.flush()
         assert process.wait(120) == 2
         err = process.stderr.read().decode()
