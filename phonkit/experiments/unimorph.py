@@ -16,8 +16,8 @@ from typing import Any
 
 from phonkit.corpora import LANGUAGES, CorpusRequest
 from phonkit.errors import InputError
-from phonkit.experiments.runner import Planned, finished_runs, read_outcomes, read_plan
 from phonkit.experiments.paper import PAPER
+from phonkit.experiments.runner import Planned, finished_runs, read_outcomes, read_plan
 from phonkit.experiments.tables import figure, markdown, mean_std, p_value, show, write_table
 from phonkit.plugins import lookup
 from phonkit.significance import PERMUTATIONS, compare
