@@ -50,5 +50,12 @@ def register_metrics(register: Callable[[Any], None]) -> None:
 
 
 @hookspec
+def register_launchers(register: Callable[[Any], None]) -> None:
+    """Register experiment launchers, where the runs of ``phonkit experiment`` train: objects
+    with ``name``, ``description`` and ``start(settings, jobs) -> Session``, the session
+    training the runs still to do (see :class:`phonkit.experiments.launchers.Launcher`)."""
+
+
+@hookspec
 def register_commands(app: Any) -> None:
     """Add subcommands to the Typer ``app``."""

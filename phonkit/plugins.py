@@ -32,6 +32,7 @@ DEFAULT_PLUGINS = (
     "phonkit.default_plugins.decompositions",
     "phonkit.default_plugins.models",
     "phonkit.default_plugins.metrics",
+    "phonkit.default_plugins.launchers",
 )
 KINDS = {
     "corpora": "corpus",
@@ -39,6 +40,7 @@ KINDS = {
     "decompositions": "morpheme decomposition",
     "models": "model variant",
     "metrics": "metric",
+    "launchers": "launcher",
 }
 
 

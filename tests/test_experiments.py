@@ -299,6 +299,23 @@ def test_celex_experiment_without_celex_is_one_line(cli, tmp_path, monkeypatch):
         (["experiment", "unimorph", "--langs", "tur", "--set", "sigma=x"], "sigma takes a number"),
         (["experiment", "unimorph", "--langs", "tur", "--set", "nope=1"], "unknown setting 'nope'"),
         (["experiment", "celex", "--lang", "nld", "--draws", "0"], "--draws must be at least 1"),
+        (
+            ["experiment", "unimorph", "--langs", "tur", "--launcher", "nope"],
+            "unknown launcher 'nope'; available: local",
+        ),
+        (
+            ["experiment", "unimorph", "--langs", "tur", "-L", "nope=1"],
+            "-L nope: the local launcher has no such setting; settings: jobs",
+        ),
+        (
+            ["experiment", "unimorph", "--langs", "tur", "-L", "jobs=two"],
+            "jobs takes a whole number",
+        ),
+        (["experiment", "unimorph", "--langs", "tur", "-L", "jobs"], "-L expects KEY=VALUE"),
+        (
+            ["experiment", "unimorph", "--langs", "tur", "--jobs", "2", "-L", "jobs=3"],
+            "--jobs 2 and -L jobs=3 disagree",
+        ),
     ],
 )
 def test_bad_options_are_one_line_exit_2_and_write_nothing(cli, data_root, tmp_path, args, message):

@@ -57,6 +57,22 @@ Settings = Annotated[
         "dropout, prior_weight, uf_lr_scale, min_lr).",
     ),
 ]
+LauncherName = Annotated[
+    str,
+    typer.Option(
+        "--launcher",
+        help="Where the runs train: local (processes on this machine) or an installed "
+        "launcher plugin (ray: tasks on a Ray cluster).",
+    ),
+]
+LauncherSettings = Annotated[
+    list[str],
+    typer.Option(
+        "--launcher-setting",
+        "-L",
+        help="KEY=VALUE for the launcher (ray: address, num_cpus, num_gpus, retries, transfer).",
+    ),
+]
 Force = Annotated[bool, typer.Option(help="Delete the experiment in --out and start over.")]
 Permutations = Annotated[int, typer.Option(help="Random swaps in each permutation test.")]
 
@@ -74,6 +90,8 @@ def unimorph(
     data_dir: DataDir = None,
     out: Annotated[Path, typer.Option(help="Experiment directory.")] = Path("experiments/unimorph"),
     jobs: Jobs = 1,
+    launcher: LauncherName = "local",
+    launcher_setting: LauncherSettings = [],  # noqa: B006
     device: Device = "auto",
     precision: Precision = TrainConfig.precision,
     morphemes: Morphemes = DEFAULT_DECOMPOSITION,
@@ -109,7 +127,8 @@ def unimorph(
     )
     plan = kind.plan(chosen, _variants(variants), numbers(seeds, "--seeds"), base)
     settings = _settings(base) | {"data_dir": str(base.request.root.resolve())}
-    _run(out, "unimorph", settings, plan, jobs, force, lambda: kind.report(out, permutations))
+    launch = (launcher, launcher_setting, jobs)
+    _run(out, "unimorph", settings, plan, launch, force, lambda: kind.report(out, permutations))
 
 
 @experiment_app.command("celex")
@@ -131,6 +150,8 @@ def celex(
         Path | None, typer.Option(help="Experiment directory [default: experiments/celex-LANG].")
     ] = None,
     jobs: Jobs = 1,
+    launcher: LauncherName = "local",
+    launcher_setting: LauncherSettings = [],  # noqa: B006
     device: Device = "auto",
     precision: Precision = TrainConfig.precision,
     morphemes: Morphemes = DEFAULT_DECOMPOSITION,
@@ -182,7 +203,8 @@ def celex(
         "data_dir": str(data_dir.resolve()) if data_dir else None,
         "seed": seed,
     }
-    _run(out, "celex", settings, plan, jobs, force, lambda: kind.report(out))
+    launch = (launcher, launcher_setting, jobs)
+    _run(out, "celex", settings, plan, launch, force, lambda: kind.report(out))
 
 
 @experiment_app.command("report")
@@ -270,17 +292,25 @@ def _settings(base) -> dict:
     }
 
 
-def _run(out: Path, kind: str, settings: dict, plan, jobs: int, force: bool, report) -> None:
+def _run(out: Path, kind: str, settings: dict, plan, launch, force: bool, report) -> None:
     """Run the plan in ``out`` with overall progress, write the tables, and exit 1 if any run
-    failed (the others are kept; running the command again retries it)."""
+    failed (the others are kept; running the command again retries it). ``launch`` is the
+    launcher's name, its ``-L`` settings and ``--jobs``."""
+    from phonkit.experiments import launchers
     from phonkit.experiments.runner import execute, open_experiment, progress_reporter
     from phonkit.progress import say
 
-    open_experiment(out, kind, settings, force)
-    say(f"{out}: {len(plan)} runs, {jobs} at a time (logs in {out / 'logs'})")
-    bar, on_outcome = progress_reporter(len(plan))
-    with bar:
-        outcomes = execute(plan, out, jobs, on_outcome)
+    name, launcher_settings, jobs = launch
+    # Before anything is written: a bad setting or an unreachable cluster leaves --out alone.
+    session = launchers.start(name, key_values(launcher_settings, "-L"), jobs)
+    try:
+        open_experiment(out, kind, settings, force)
+        say(f"{out}: {len(plan)} runs, {session.summary(len(plan))} (logs in {out / 'logs'})")
+        bar, on_outcome = progress_reporter(len(plan))
+        with bar:
+            outcomes = execute(plan, out, on_outcome=on_outcome, session=session)
+    finally:
+        session.close()
     report()
     names_planned = {planned.name for planned in plan}
     failed = [o for o in outcomes.values() if o.status == "failed" and o.name in names_planned]

@@ -1,5 +1,5 @@
-"""Many training runs as one experiment: resumable, optionally in parallel, with overall
-progress on stderr.
+"""Many training runs as one experiment: resumable, trained by a launcher (by default local
+processes; see :mod:`phonkit.experiments.launchers`), with overall progress on stderr.
 
 An experiment directory holds ``experiment.json`` (its kind and settings), ``runs/NAME/``
 (one run directory per planned run), ``logs/NAME.log`` (each run's own messages) and
@@ -11,24 +11,24 @@ finished before is reused; one that was interrupted goes on from its last checkp
 from __future__ import annotations
 
 import json
-import multiprocessing
-import os
 import shutil
 import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import redirect_stderr
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from phonkit.errors import InputError
 from phonkit.rundir import Run, clear
 from phonkit.runlock import RunLock
 from phonkit.tsv import write_atomic
 from phonkit.workflow import TrainRequest, start_run, train_run
+
+if TYPE_CHECKING:
+    from phonkit.experiments.launchers import Session
 
 MANIFEST = "experiment.json"
 OUTCOMES = "outcomes.json"
@@ -147,18 +147,46 @@ def run_one(planned: Planned, root: Path, threads: int | None = None) -> Outcome
         import torch
 
         torch.set_num_threads(threads)
+    def work() -> None:
+        with RunLock(path):  # one writer per run, even with two experiments at once
+            train_run(start_or_open(planned, path))
+
+    return _logged(planned, root, work)
+
+
+def prepare(planned: Planned, root: Path) -> Outcome | None:
+    """Read the corpus, split it and write the run's directory (config, vocabularies, split)
+    without training, unless it is there already: None when the run is ready to train, else
+    how it ended (``skipped``: its data cannot make a run; ``failed``). For launchers whose
+    workers train from the run directory alone, without the corpus."""
+    path = root / "runs" / planned.name
+
+    def work() -> None:
+        with RunLock(path):
+            start_or_open(planned, path)
+
+    outcome = _logged(planned, root, work)
+    return None if outcome.status == "finished" else outcome
+
+
+def start_or_open(planned: Planned, path: Path) -> Run:
+    """The run's directory: opened where a start wrote its config (an interrupted run goes
+    on from there), else made anew."""
+    if (path / "config.json").is_file():
+        return Run.open(path, finished=False)
+    clear(path)  # a start cut short before its config was written
+    return start_run(planned.job, path, force=False)
+
+
+def _logged(planned: Planned, root: Path, work: Callable[[], object]) -> Outcome:
+    """Do ``work`` for a run with stderr appended to the run's log; an input error skips the
+    run and any other error fails it (traceback in the log), never the caller."""
     log = root / "logs" / f"{planned.name}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     with log.open("a", encoding="utf-8") as stream, redirect_stderr(stream):
         try:
-            with RunLock(path):  # one writer per run, even with two experiments at once
-                if (path / "config.json").is_file():
-                    run = Run.open(path, finished=False)  # interrupted before: go on
-                else:
-                    clear(path)  # a start cut short before its config was written
-                    run = start_run(planned.job, path, force=False)
-                train_run(run)
+            work()
         except InputError as error:
             print(f"skipped: {error}", file=stream)
             return Outcome(planned.name, "skipped", str(error), time.perf_counter() - started)
@@ -174,9 +202,11 @@ def execute(
     root: Path,
     jobs: int = 1,
     on_outcome: Callable[[int, Outcome], None] | None = None,
+    session: Session | None = None,
 ) -> dict[str, Outcome]:
-    """Run every planned run, ``jobs`` at a time (separate processes when more than one;
-    on a CPU they share its cores), recording each outcome in ``outcomes.json`` as it comes."""
+    """Run every planned run, recording each outcome in ``outcomes.json`` as it comes: the
+    finished ones are reused, the others trained by ``session`` (a launcher's; by default
+    the local one, ``jobs`` processes at a time)."""
     planned_so_far = read_plan(root) | {planned.name: planned.labels for planned in plan}
     write_atomic(root / PLAN, json.dumps(planned_so_far, indent=2, ensure_ascii=False) + "\n")
     outcomes = read_outcomes(root)
@@ -200,20 +230,13 @@ def execute(
             record(Outcome(planned.name, "finished", "reused"))
         else:
             pending.append(planned)
-    if jobs <= 1 or len(pending) <= 1:
-        for planned in pending:
-            record(run_one(planned, root))
+    if not pending:
         return outcomes
-    threads = max(1, (os.cpu_count() or 1) // jobs)
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(run_one, planned, root, threads): planned for planned in pending}
-        try:
-            for future in as_completed(futures):
-                record(future.result())
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    if session is None:
+        from phonkit.experiments.launchers import start
+
+        session = start("local", {}, jobs)
+    session.train(pending, root, record)
     return outcomes
 
 

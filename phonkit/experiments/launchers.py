@@ -1,0 +1,104 @@
+"""Launchers: where the runs of an experiment train.
+
+An experiment plans its runs, reuses the finished ones and records every outcome
+(:func:`phonkit.experiments.runner.execute`); a launcher only trains the runs still to do.
+The built-in ``local`` launcher trains them in processes on this machine; plugins add others
+(``phonkit-ray`` runs each as a task on a Ray cluster) through ``register_launchers``.
+
+``phonkit experiment unimorph|celex --launcher NAME -L KEY=VALUE`` picks one. A launcher turns
+its ``-L`` settings into a :class:`Session` before anything is written, so a bad setting or a
+cluster that cannot be reached is one line and exit 2, with the experiment directory
+untouched.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from phonkit.errors import InputError
+
+if typing.TYPE_CHECKING:
+    from phonkit.experiments.runner import Outcome, Planned
+
+DEFAULT_LAUNCHER = "local"
+Settings = TypeVar("Settings")
+
+
+class Session(Protocol):
+    """A launcher ready to train runs (connected to its cluster, if it has one)."""
+
+    def summary(self, runs: int) -> str:
+        """How the runs will train, for the line that opens the experiment
+        (``2 at a time in local processes``)."""
+        ...
+
+    def train(
+        self, pending: Sequence[Planned], root: Path, record: Callable[[Outcome], None]
+    ) -> None:
+        """Train each run of ``pending`` into ``root/runs/NAME`` (its messages appended to
+        ``root/logs/NAME.log``), calling ``record`` once per run as it ends: ``finished``,
+        ``skipped`` (its data cannot make a run) or ``failed``. A run with a directory but no
+        ``metrics.json`` was interrupted: it goes on from its checkpoint. One run's failure
+        must not end the others."""
+        ...
+
+    def close(self) -> None:
+        """Let go of what :meth:`Launcher.start` took (a cluster it started, a connection)."""
+        ...
+
+
+class Launcher(Protocol):
+    """What ``register_launchers`` registers."""
+
+    name: str
+    description: str
+
+    def start(self, settings: Mapping[str, str], jobs: int) -> Session:
+        """A session from the ``-L KEY=VALUE`` settings and ``--jobs``; raises
+        :class:`phonkit.errors.InputError` for a setting it does not know or a cluster it
+        cannot reach, and writes nothing."""
+        ...
+
+
+def start(name: str, settings: Mapping[str, str], jobs: int) -> Session:
+    """The session of the launcher called ``name`` (a usage error lists those installed)."""
+    from phonkit.plugins import lookup
+
+    return lookup("launchers", name).start(settings, jobs)
+
+
+def read_settings(kind: type[Settings], settings: Mapping[str, str], launcher: str) -> Settings:
+    """``-L KEY=VALUE`` settings as the dataclass ``kind``, each converted to its field's type
+    (int, float, bool, str); an unknown key or a value of the wrong type is a usage error."""
+    fields = {field.name: field for field in dataclasses.fields(kind)}
+    types = typing.get_type_hints(kind)
+    values: dict[str, Any] = {}
+    for key, text in settings.items():
+        if key not in fields:
+            raise InputError(
+                f"-L {key}: the {launcher} launcher has no such setting; "
+                f"settings: {', '.join(fields)}"
+            )
+        values[key] = _convert(text, types[key], key)
+    return kind(**values)
+
+
+def _convert(text: str, kind: Any, key: str) -> Any:
+    if kind is bool:
+        lowered = text.strip().lower()
+        if lowered in ("1", "yes", "true", "on"):
+            return True
+        if lowered in ("0", "no", "false", "off"):
+            return False
+        raise InputError(f"-L {key}={text}: {key} takes yes or no")
+    if kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            noun = "a whole number" if kind is int else "a number"
+            raise InputError(f"-L {key}={text}: {key} takes {noun}") from None
+    return text
