@@ -104,6 +104,11 @@ def report(root: Path, permutations: int = PERMUTATIONS) -> None:
             cell["notes"].append(f"{outcomes[name].status}: {outcomes[name].message}")
         else:
             cell["notes"].append("not run yet")
+    sources = {lang: cell["source"] for (lang, _), cell in cells.items()}
+    for lang in langs:  # a variant planned for some languages only: the others say so
+        for variant in variants:
+            empty = {"source": sources[lang], "runs": [], "notes": ["not run yet"], "test": None}
+            cells.setdefault((lang, variant), empty)
     scores = {key: _means(cell["runs"]) for key, cell in cells.items()}
 
     long_rows = []

@@ -188,11 +188,11 @@ def test_a_lost_worker_is_retried_and_a_failing_run_reported(cluster, data_root,
     out = tmp_path / "exp"
     args = experiment(data_root, out, "tur", "pi,probe", "--epochs", "2", "--launcher", "ray")
     (switches / "die").touch()
-    code, err, out = phonkit(capsys, *args)
+    code, err, stdout = phonkit(capsys, *args)
     assert code == 0, err
-    assert out == ""  # Ray's report of the dead worker went to logs/ray.log
+    assert stdout == ""  # Ray's report of the dead worker went to logs/ray.log
     assert not (switches / "die").exists()  # the probe's worker did die
-    assert "tur-probe-s1: worker lost (WorkerCrashedError" in err and "(retry 1 of 2)" in err
+    assert "tur-probe-s1: worker lost (WorkerCrashedError" in err and "(retry 1 of 2; " in err
     assert "tur-probe-s1: finished" in err and "tur-pi-s1: finished" in err
     log = (out / "logs" / "tur-probe-s1.log").read_text()
     assert "phonkit-ray: the worker was lost" in log
