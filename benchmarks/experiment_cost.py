@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from phonkit.corpora import CorpusRequest
+from phonkit.data.corpora import CorpusRequest
 from phonkit.experiments.runner import finished_runs, read_outcomes, read_plan
 from phonkit.plugins import lookup
 

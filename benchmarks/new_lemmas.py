@@ -23,10 +23,10 @@ from pathlib import Path
 
 import torch
 
-from phonkit.fitting import FitConfig
-from phonkit.prediction import PredictOptions, fill, read_cells
-from phonkit.rundir import Run
-from phonkit.training import choose_device
+from phonkit.model.fitting import FitConfig
+from phonkit.model.training import choose_device
+from phonkit.run.directory import Run
+from phonkit.tasks.predict import PredictOptions, fill, read_cells
 
 
 def main() -> None:

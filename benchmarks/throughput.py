@@ -20,16 +20,16 @@ from pathlib import Path
 
 import torch
 
-from phonkit.corpora import CorpusRequest
-from phonkit.decoding import decode, resolve_precision
-from phonkit.encoding import Vocabularies, encode
-from phonkit.lexicon import DEFAULT_DECOMPOSITION
-from phonkit.phonology import ModelConfig
+from phonkit.data.corpora import CorpusRequest
+from phonkit.data.encoding import Vocabularies, encode
+from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
+from phonkit.data.split import paradigm_completion
+from phonkit.model.decoding import decode, resolve_precision
+from phonkit.model.phonology import ModelConfig
+from phonkit.model.training import TrainConfig, Trainer, choose_device
 from phonkit.plugins import lookup
-from phonkit.rundir import Run
-from phonkit.split import paradigm_completion
-from phonkit.training import TrainConfig, Trainer, choose_device
-from phonkit.workflow import surface_examples
+from phonkit.run.directory import Run
+from phonkit.tasks.train import surface_examples
 
 
 def synchronise(device: torch.device) -> None:

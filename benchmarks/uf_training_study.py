@@ -16,14 +16,14 @@ from pathlib import Path
 
 import torch
 
-from phonkit.corpora import CorpusRequest
-from phonkit.encoding import Vocabularies, encode
-from phonkit.phonology import ModelConfig
+from phonkit.data.corpora import CorpusRequest
+from phonkit.data.encoding import Vocabularies, encode
+from phonkit.data.split import paradigm_completion
+from phonkit.model.phonology import ModelConfig
+from phonkit.model.training import TrainConfig, Trainer
 from phonkit.plugins import lookup
-from phonkit.rundir import Run
-from phonkit.split import paradigm_completion
-from phonkit.training import TrainConfig, Trainer
-from phonkit.workflow import surface_examples
+from phonkit.run.directory import Run
+from phonkit.tasks.train import surface_examples
 
 
 def main() -> None:

@@ -20,19 +20,19 @@ hookimpl = pluggy.HookimplMarker("phonkit")
 def register_corpora(register: Callable[[Any], None]) -> None:
     """Register corpus readers: objects with ``name``, ``description``,
     ``languages(request) -> list[str]`` and ``read(request) -> Lexicon``
-    (see :class:`phonkit.corpora.Corpus`)."""
+    (see :class:`phonkit.data.corpora.Corpus`)."""
 
 
 @hookspec
 def register_transcribers(register: Callable[[Any], None]) -> None:
     """Register G2P transcribers: objects with ``name``, ``description``, ``joiner`` and
     ``transcribe(lang, forms) -> list[tuple[str, ...]]``
-    (see :class:`phonkit.transcription.Transcriber`)."""
+    (see :class:`phonkit.data.transcription.Transcriber`)."""
 
 
 @hookspec
 def register_models(register: Callable[[Any], None]) -> None:
-    """Register model variants: subclasses of :class:`phonkit.phonology.Phonology` with a
+    """Register model variants: subclasses of :class:`phonkit.model.phonology.Phonology` with a
     ``name`` and a ``description``."""
 
 
@@ -40,13 +40,13 @@ def register_models(register: Callable[[Any], None]) -> None:
 def register_decompositions(register: Callable[[Any], None]) -> None:
     """Register morpheme decompositions: objects with ``name``, ``description`` and
     ``morphemes(entry) -> tuple[str, ...]``, the lemma's morpheme first
-    (see :class:`phonkit.lexicon.Decomposition`)."""
+    (see :class:`phonkit.data.lexicon.Decomposition`)."""
 
 
 @hookspec
 def register_metrics(register: Callable[[Any], None]) -> None:
     """Register metrics: objects with ``name``, ``description``, ``higher_is_better`` and
-    ``score(items) -> float`` (see :class:`phonkit.metrics.Metric`)."""
+    ``score(items) -> float`` (see :class:`phonkit.tasks.metrics.Metric`)."""
 
 
 @hookspec

@@ -3,8 +3,8 @@ import lzma
 
 import pytest
 
+from phonkit.data.lexicon import Entry, PerFeature, Vocabulary, WholeBundle, parse_columns, read_tsv
 from phonkit.errors import InputError
-from phonkit.lexicon import Entry, PerFeature, Vocabulary, WholeBundle, parse_columns, read_tsv
 
 
 def write(path, text: str | bytes):

@@ -1,10 +1,10 @@
 import pytest
 import torch
 
-from phonkit.decoding import decode, token_nll
-from phonkit.encoding import Example, Vocabularies, encode
-from phonkit.lexicon import Entry, PerFeature, segment
-from phonkit.phonology import ModelConfig
+from phonkit.data.encoding import Example, Vocabularies, encode
+from phonkit.data.lexicon import Entry, PerFeature, segment
+from phonkit.model.decoding import decode, token_nll
+from phonkit.model.phonology import ModelConfig
 from phonkit.plugins import lookup
 
 WORDS = [
@@ -77,8 +77,8 @@ def test_training_learns_the_forms(variant):
 def test_the_prior_pulls_morpheme_vectors_towards_zero():
     from pathlib import Path
 
-    from phonkit.rundir import Run
-    from phonkit.training import TrainConfig, Trainer
+    from phonkit.model.training import TrainConfig, Trainer
+    from phonkit.run.directory import Run
 
     model, _, encoded = build("pi")
     config = TrainConfig(prior_weight=2.0, uf_lr_scale=10.0)
@@ -93,7 +93,7 @@ def test_the_prior_pulls_morpheme_vectors_towards_zero():
 
 @pytest.mark.parametrize("variant", ["pi", "pd", "joint"])
 def test_every_variant_fits_the_underlying_form_of_a_new_lemma(variant):
-    from phonkit.fitting import FitConfig, fit_lemmas
+    from phonkit.model.fitting import FitConfig, fit_lemmas
 
     cells = [("SG", "kuş"), ("PL", "kuşlar")]
     entries = [Entry("kuş", ("N", bundle), w) for bundle, w in cells]

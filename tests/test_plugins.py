@@ -10,7 +10,7 @@ from phonkit.plugins import PluginError, manager, registry
 
 GOOD = """
 from phonkit import hookspecs
-from phonkit.metrics import Metric
+from phonkit.tasks.metrics import Metric
 
 
 class Length(Metric):

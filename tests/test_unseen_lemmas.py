@@ -7,13 +7,13 @@ import pytest
 import torch
 
 from conftest import TINY, sample_lines
-from phonkit.baseline import EditBaseline, apply, edit
-from phonkit.decoding import beam_search, decode, total_nll
-from phonkit.encoding import Example, encode, encode_morphemes
-from phonkit.fitting import FitConfig, fit_lemmas
-from phonkit.lexicon import Entry, PerFeature
-from phonkit.rundir import Run
-from phonkit.unseen import reveal
+from phonkit.data.encoding import Example, encode, encode_morphemes
+from phonkit.data.lexicon import Entry, PerFeature
+from phonkit.model.decoding import beam_search, decode, total_nll
+from phonkit.model.fitting import FitConfig, fit_lemmas
+from phonkit.run.directory import Run
+from phonkit.tasks.baseline import EditBaseline, apply, edit
+from phonkit.tasks.unseen import reveal
 
 
 def paradigm(run_dir, split="train"):

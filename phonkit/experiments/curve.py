@@ -9,13 +9,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from phonkit.data.lexicon import Lexicon
+from phonkit.data.split import drawable
+from phonkit.data.tsv import write_atomic
 from phonkit.experiments.runner import Planned, finished_runs, read_outcomes, read_plan
 from phonkit.experiments.tables import figure, markdown, mean_std, show, write_table
-from phonkit.lexicon import Lexicon
 from phonkit.progress import say
-from phonkit.split import drawable
-from phonkit.tsv import write_atomic
-from phonkit.workflow import TrainRequest
+from phonkit.tasks.train import TrainRequest
 
 METRICS = ("acc", "mld", "nll")
 LABELS = {"acc": "ACC (%)", "mld": "MLD (symbols)", "nll": "NLL (nats per symbol)"}

@@ -21,11 +21,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
-from phonkit.rundir import Run, clear
-from phonkit.runlock import RunLock
-from phonkit.tsv import write_atomic
-from phonkit.workflow import TrainRequest, start_run, train_run
+from phonkit.run.directory import Run, clear
+from phonkit.run.lock import RunLock
+from phonkit.tasks.train import TrainRequest, start_run, train_run
 
 if TYPE_CHECKING:
     from phonkit.experiments.launchers import Session
@@ -147,6 +147,7 @@ def run_one(planned: Planned, root: Path, threads: int | None = None) -> Outcome
         import torch
 
         torch.set_num_threads(threads)
+
     def work() -> None:
         with RunLock(path):  # one writer per run, even with two experiments at once
             train_run(start_or_open(planned, path))

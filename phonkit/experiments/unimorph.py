@@ -14,15 +14,15 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from phonkit.corpora import LANGUAGES, CorpusRequest
+from phonkit.analysis.significance import PERMUTATIONS, compare
+from phonkit.data.corpora import LANGUAGES, CorpusRequest
+from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
 from phonkit.experiments.paper import PAPER
 from phonkit.experiments.runner import Planned, finished_runs, read_outcomes, read_plan
 from phonkit.experiments.tables import figure, markdown, mean_std, p_value, show, write_table
 from phonkit.plugins import lookup
-from phonkit.significance import PERMUTATIONS, compare
-from phonkit.tsv import write_atomic
-from phonkit.workflow import TrainRequest
+from phonkit.tasks.train import TrainRequest
 
 METRICS = ("acc", "mld", "nll")
 SOURCES = {"unimorph": "UniMorph", "conll2017": "CoNLL-2017"}

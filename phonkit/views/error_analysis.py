@@ -14,11 +14,11 @@ from pathlib import Path
 
 from rapidfuzz.distance import Levenshtein
 
-from phonkit.encoding import Example
+from phonkit.data.encoding import Example
+from phonkit.data.lexicon import parse_features
+from phonkit.data.tsv import read_rows
 from phonkit.errors import InputError, at
-from phonkit.lexicon import parse_features
-from phonkit.rundir import Run
-from phonkit.tsv import read_rows
+from phonkit.run.directory import Run
 
 PREDICTIONS = "predictions.tsv"
 COLUMNS = ["lemma", "features", "gold", "prediction"]

@@ -1,7 +1,8 @@
 """``phonkit paradigm``: one lemma's paradigm as a table — every feature bundle of its part
 of speech seen in training, the gold form where the run or the user knows it and where from,
 the model's form, and how surprised the model is by each. A lemma new to the model gets an
-underlying form fitted to its known cells first (:mod:`phonkit.fitting`), as in ``predict``."""
+underlying form fitted to its known cells first (:mod:`phonkit.model.fitting`), as in
+``predict``."""
 
 from __future__ import annotations
 
@@ -11,13 +12,13 @@ from dataclasses import dataclass, field
 
 import torch
 
-from phonkit.decoding import autocast, decode, decode_nbest, surprisal
-from phonkit.encoding import Example, Vocabularies, encode, encode_morphemes
+from phonkit.data.encoding import Example, Vocabularies, encode, encode_morphemes
+from phonkit.data.lexicon import LEMMA, Decomposition, Entry
 from phonkit.errors import InputError, at
-from phonkit.fitting import FitConfig, fit_lemmas
-from phonkit.lexicon import LEMMA, Decomposition, Entry
-from phonkit.prediction import Cell, gather_evidence
-from phonkit.rundir import SPLITS, Run
+from phonkit.model.decoding import autocast, decode, decode_nbest, surprisal
+from phonkit.model.fitting import FitConfig, fit_lemmas
+from phonkit.run.directory import SPLITS, Run
+from phonkit.tasks.predict import Cell, gather_evidence
 from phonkit.views.patterns import closest
 from phonkit.views.pos import lemma_classes
 

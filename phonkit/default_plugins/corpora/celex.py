@@ -47,13 +47,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from phonkit.corpora import Corpus, CorpusRequest, data_dir
-from phonkit.disc import TABLES, segments, strip_marks
+from phonkit.data.corpora import Corpus, CorpusRequest, data_dir
+from phonkit.data.disc import TABLES, segments, strip_marks
+from phonkit.data.lexicon import Entry, Lexicon
+from phonkit.data.transcription import Transcriber
 from phonkit.errors import InputError, at
 from phonkit.hookspecs import hookimpl
-from phonkit.lexicon import Entry, Lexicon
 from phonkit.progress import say
-from phonkit.transcription import Transcriber
 
 #: ISO 639-3 code -> the language's directory on the CELEX2 CD.
 LANGUAGES = {"nld": "dutch", "eng": "english", "deu": "german"}

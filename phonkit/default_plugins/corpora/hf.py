@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from phonkit.corpora import Corpus, CorpusRequest
+from phonkit.data.corpora import Corpus, CorpusRequest
+from phonkit.data.lexicon import Lexicon, entry_from_fields, parse_columns
 from phonkit.errors import InputError
 from phonkit.hookspecs import hookimpl
-from phonkit.lexicon import Lexicon, entry_from_fields, parse_columns
 
 BUILDERS = {
     ".parquet": "parquet",

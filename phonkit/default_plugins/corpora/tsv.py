@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from phonkit.corpora import Corpus, CorpusRequest
+from phonkit.data.corpora import Corpus, CorpusRequest
+from phonkit.data.lexicon import UNIMORPH_COLUMNS, Lexicon, read_tsv
 from phonkit.errors import InputError
 from phonkit.hookspecs import hookimpl
-from phonkit.lexicon import UNIMORPH_COLUMNS, Lexicon, read_tsv
 
 
 class TSVCorpus(Corpus):

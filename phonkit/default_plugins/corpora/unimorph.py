@@ -13,10 +13,10 @@ from pathlib import Path
 
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 
-from phonkit.corpora import Corpus, CorpusRequest
+from phonkit.data.corpora import Corpus, CorpusRequest
+from phonkit.data.lexicon import Lexicon, read_tsv
 from phonkit.errors import InputError
 from phonkit.hookspecs import hookimpl
-from phonkit.lexicon import Lexicon, read_tsv
 from phonkit.progress import stderr_console
 
 SUFFIXES = (".tsv.xz", ".tsv.gz", ".tsv", ".xz", ".gz", "")

@@ -19,10 +19,10 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from phonkit.encoding import Encoded, Example, Vocabularies, bucketed_batches, encode
-from phonkit.lexicon import LEMMA, PAD_ID
-from phonkit.phonology import Phonology
-from phonkit.ranges import Range, check_ranges
+from phonkit.data.encoding import Encoded, Example, Vocabularies, bucketed_batches, encode
+from phonkit.data.lexicon import LEMMA, PAD_ID
+from phonkit.model.phonology import Phonology
+from phonkit.model.ranges import Range, check_ranges
 
 CHUNK = 2048  # known cells per forward pass: bounds memory, whatever the input size
 

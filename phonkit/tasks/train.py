@@ -10,25 +10,25 @@ from typing import Any
 import torch
 
 from phonkit import __version__
-from phonkit.corpora import CorpusRequest
-from phonkit.decoding import check_precision, resolve_precision
-from phonkit.encoding import Example, Vocabularies, encode
+from phonkit.data.corpora import CorpusRequest
+from phonkit.data.encoding import Example, Vocabularies, encode
+from phonkit.data.lexicon import DEFAULT_DECOMPOSITION, Lexicon
+from phonkit.data.split import PROTOCOLS, Split, has_counts
+from phonkit.data.tsv import format_rows, write_atomic
 from phonkit.errors import InputError
-from phonkit.evaluation import Evaluation, evaluate, selected_metrics
-from phonkit.lexicon import DEFAULT_DECOMPOSITION, Lexicon
-from phonkit.phonology import ModelConfig
-from phonkit.plugins import lookup
-from phonkit.progress import TrainingProgress, say
-from phonkit.rundir import Run
-from phonkit.split import PROTOCOLS, Split, has_counts
-from phonkit.training import (
+from phonkit.model.decoding import check_precision, resolve_precision
+from phonkit.model.phonology import ModelConfig
+from phonkit.model.training import (
     TrainConfig,
     Trainer,
     check_selection,
     choose_device,
     seed_everything,
 )
-from phonkit.tsv import format_rows, write_atomic
+from phonkit.plugins import lookup
+from phonkit.progress import TrainingProgress, say
+from phonkit.run.directory import Run
+from phonkit.tasks.evaluate import Evaluation, evaluate, selected_metrics
 
 
 @dataclass
@@ -38,7 +38,7 @@ class TrainRequest:
     transcriber: str = "none"
     variant: str = "pi"
     morphemes: str = DEFAULT_DECOMPOSITION  # how words split into morphemes (a plugin name)
-    split: str = "paradigms"  # a key of phonkit.split.PROTOCOLS
+    split: str = "paradigms"  # a key of phonkit.data.split.PROTOCOLS
     model: ModelConfig = field(default_factory=ModelConfig)
     training: TrainConfig = field(default_factory=TrainConfig)
     device: str = "auto"

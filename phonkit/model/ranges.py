@@ -2,8 +2,8 @@
 
 A learning rate of ``nan`` or ``-1``, or a dropout of 2, does not fail where it is given: it
 trains a model of NaNs or fills gaps with ``<pad><pad>…``. The settings dataclasses
-(:class:`~phonkit.phonology.ModelConfig`, :class:`~phonkit.training.TrainConfig`,
-:class:`~phonkit.fitting.FitConfig`) check their fields against these ranges in
+(:class:`~phonkit.model.phonology.ModelConfig`, :class:`~phonkit.model.training.TrainConfig`,
+:class:`~phonkit.model.fitting.FitConfig`) check their fields against these ranges in
 ``__post_init__``, so a bad value from the command line, ``--set KEY=VALUE`` or a
 ``config.json`` is one line naming the option, before any work is done.
 """

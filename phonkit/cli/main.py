@@ -11,11 +11,8 @@ from typing import Annotated
 import click
 import typer
 
-from phonkit.errors import InputError
-from phonkit.experiments.cli import experiment_app
-from phonkit.fitting import FitConfig
-from phonkit.lexicon import DEFAULT_DECOMPOSITION
-from phonkit.options import (
+from phonkit.cli.experiment import experiment_app
+from phonkit.cli.options import (
     BatchSize,
     Columns,
     Corpus,
@@ -41,9 +38,12 @@ from phonkit.options import (
     names,
     numbers,
 )
-from phonkit.phonology import ModelConfig
-from phonkit.training import TrainConfig
-from phonkit.views.cli import register as register_views
+from phonkit.cli.views import register as register_views
+from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
+from phonkit.errors import InputError
+from phonkit.model.fitting import FitConfig
+from phonkit.model.phonology import ModelConfig
+from phonkit.model.training import TrainConfig
 
 app = typer.Typer(
     help="Learn underlying forms of morphemes and predict the surface forms of paradigms "
@@ -124,10 +124,10 @@ def train(
     """Train a model and write a run directory; prints dev/test metrics on stderr.
 
     With no arguments: the position-independent model on the bundled Turkish sample."""
-    from phonkit.corpora import CorpusRequest
+    from phonkit.data.corpora import CorpusRequest
     from phonkit.progress import metrics_table, say
-    from phonkit.rundir import Run, writing
-    from phonkit.workflow import TrainRequest, choose_transcriber, start_run, train_run
+    from phonkit.run.directory import Run, writing
+    from phonkit.tasks.train import TrainRequest, choose_transcriber, start_run, train_run
 
     at_least_one(
         epochs=epochs, batch_size=batch_size, dim=dim, k=k, draw=draw, max_entries=max_entries
@@ -216,12 +216,12 @@ def predict(
 
     Lemmas the model has never seen get an underlying form fitted to their known cells, which
     must come in the rows next to their gaps. Streams: output follows input chunk by chunk."""
+    from phonkit.data.tsv import open_bytes, stdin_bytes
     from phonkit.errors import Interrupted
-    from phonkit.prediction import PredictOptions, Predictor
-    from phonkit.rundir import Run
-    from phonkit.streaming import predict_stream
-    from phonkit.training import choose_device
-    from phonkit.tsv import open_bytes, stdin_bytes
+    from phonkit.model.training import choose_device
+    from phonkit.run.directory import Run
+    from phonkit.tasks.predict import PredictOptions, Predictor
+    from phonkit.tasks.streaming import predict_stream
 
     if min(beam, nbest, fit_steps + 1) < 1:
         raise InputError("--beam and --nbest must be at least 1, --fit-steps at least 0")
@@ -290,12 +290,12 @@ def evaluate(
 ) -> None:
     """Score a run on its test split or on a TSV with gold forms; metric<TAB>value on stdout
     (with --unseen-lemmas: known<TAB>system<TAB>metric<TAB>value)."""
-    from phonkit.evaluation import evaluate as score
-    from phonkit.prediction import read_gold
+    from phonkit.data.tsv import format_rows, write_atomic
+    from phonkit.model.training import choose_device
     from phonkit.progress import metrics_table
-    from phonkit.rundir import Run
-    from phonkit.training import choose_device
-    from phonkit.tsv import format_rows, write_atomic
+    from phonkit.run.directory import Run
+    from phonkit.tasks.evaluate import evaluate as score
+    from phonkit.tasks.predict import read_gold
 
     if predictions is not None and predictions.is_dir():
         raise InputError(f"--predictions {predictions}: is a directory; give a file name")
@@ -331,10 +331,10 @@ def evaluate(
 
 
 def _evaluate_unseen(run, examples, counts, seed, fit, device, precision) -> None:
+    from phonkit.data.tsv import format_rows
+    from phonkit.model.training import choose_device
     from phonkit.progress import metrics_table, say
-    from phonkit.training import choose_device
-    from phonkit.tsv import format_rows
-    from phonkit.unseen import score_unseen
+    from phonkit.tasks.unseen import score_unseen
 
     rows: list[tuple[object, ...]] = [("known", "system", "metric", "value")]
     dev = (
@@ -376,9 +376,9 @@ def transcribe(
     ] = None,
 ) -> None:
     """Transcribe words: word<TAB>space-separated segments on stdout, one line per word."""
+    from phonkit.data.transcription import read_words
+    from phonkit.data.tsv import format_rows, open_bytes, stdin_bytes
     from phonkit.plugins import lookup
-    from phonkit.transcription import read_words
-    from phonkit.tsv import format_rows, open_bytes, stdin_bytes
 
     chosen = lookup("transcribers", transcriber)
     name = str(file) if file else "<stdin>"
@@ -394,8 +394,8 @@ def plugins(
     hook: Annotated[str | None, typer.Option(help="Only plugins implementing this hook.")] = None,
 ) -> None:
     """Loaded plugins: name<TAB>version<TAB>hooks."""
+    from phonkit.data.tsv import format_rows
     from phonkit.plugins import plugin_infos
-    from phonkit.tsv import format_rows
 
     rows = [
         (p.name, p.version, ",".join(p.hooks))
@@ -408,9 +408,9 @@ def plugins(
 @app.command()
 def corpora(data_dir: DataDir = None) -> None:
     """Corpus readers and the languages each has available: name<TAB>languages<TAB>description."""
-    from phonkit.corpora import CorpusRequest
+    from phonkit.data.corpora import CorpusRequest
+    from phonkit.data.tsv import format_rows
     from phonkit.plugins import registry
-    from phonkit.tsv import format_rows
 
     request = CorpusRequest(data_dir=data_dir)
     rows = [
@@ -429,9 +429,9 @@ def compare(
 ) -> None:
     """Paired permutation test between two runs on the test cells both scored:
     metric<TAB>items<TAB>first<TAB>second<TAB>p_value on stdout."""
-    from phonkit.rundir import Run
-    from phonkit.significance import compare as test
-    from phonkit.tsv import format_rows
+    from phonkit.analysis.significance import compare as test
+    from phonkit.data.tsv import format_rows
+    from phonkit.run.directory import Run
 
     at_least_one(permutations=permutations)
     a, b = Run.open(first).item_scores(), Run.open(second).item_scores()
@@ -463,9 +463,9 @@ def uf_export(
     """Write the morpheme vectors and a metadata table (morpheme, kind, frequency, attributes)."""
     import numpy as np
 
-    from phonkit.rundir import Run
-    from phonkit.tsv import format_rows, write_atomic
-    from phonkit.underlying_forms import Inventory
+    from phonkit.analysis.underlying_forms import Inventory
+    from phonkit.data.tsv import format_rows, write_atomic
+    from phonkit.run.directory import Run
 
     if format not in ("tsv", "npy"):
         raise InputError(f"unknown format {format!r}; use tsv or npy")
@@ -497,8 +497,8 @@ def uf_plot(
     seed: Annotated[int, typer.Option(help="Seed of the projection.")] = 0,
 ) -> None:
     """Project the UFs to 2-D and draw them, coloured by an attribute."""
-    from phonkit.rundir import Run
-    from phonkit.underlying_forms import Inventory, plot
+    from phonkit.analysis.underlying_forms import Inventory, plot
+    from phonkit.run.directory import Run
 
     if out.suffix not in (".png", ".svg", ".pdf"):
         raise InputError(f"{out}: choose a .png, .svg or .pdf file")
@@ -514,9 +514,9 @@ def uf_neighbours(
     n: Annotated[int, typer.Option("-n", help="How many neighbours.")] = 10,
 ) -> None:
     """Nearest morphemes by cosine similarity of their UFs: morpheme<TAB>kind<TAB>cosine."""
-    from phonkit.rundir import Run
-    from phonkit.tsv import format_rows
-    from phonkit.underlying_forms import Inventory, neighbours
+    from phonkit.analysis.underlying_forms import Inventory, neighbours
+    from phonkit.data.tsv import format_rows
+    from phonkit.run.directory import Run
 
     if n < 1:
         raise InputError(f"-n must be at least 1, not {n}")
@@ -535,9 +535,9 @@ def uf_probe(
 ) -> None:
     """Cross-validated logistic-regression accuracy of an attribute from the stem UFs, against
     the majority-class baseline: TSV on stdout."""
-    from phonkit.rundir import Run
-    from phonkit.tsv import format_rows
-    from phonkit.underlying_forms import Inventory, probe
+    from phonkit.analysis.underlying_forms import Inventory, probe
+    from phonkit.data.tsv import format_rows
+    from phonkit.run.directory import Run
 
     if folds < 2:
         raise InputError(f"--folds must be at least 2 (cross-validation), not {folds}")

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from phonkit.data.tsv import read_rows
 from phonkit.errors import InputError, at
-from phonkit.tsv import read_rows
 
 PAD, BOS, EOS, UNK = "<pad>", "<s>", "</s>", "<unk>"
 RESERVED = (PAD, BOS, EOS, UNK)

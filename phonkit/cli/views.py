@@ -12,9 +12,7 @@ from typing import Annotated
 
 import typer
 
-from phonkit.errors import InputError
-from phonkit.fitting import FitConfig
-from phonkit.options import (
+from phonkit.cli.options import (
     Columns,
     CorpusOptions,
     CorpusPath,
@@ -28,6 +26,8 @@ from phonkit.options import (
     Transcribers,
     key_values,
 )
+from phonkit.errors import InputError
+from phonkit.model.fitting import FitConfig
 
 RunSource = Annotated[
     Path | None,
@@ -89,10 +89,10 @@ def _source(
     ipa=False,
     morphemes=None,
 ):
-    from phonkit.corpora import CorpusRequest
-    from phonkit.lexicon import DEFAULT_DECOMPOSITION
+    from phonkit.data.corpora import CorpusRequest
+    from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
+    from phonkit.tasks.train import choose_transcriber
     from phonkit.views.source import corpus_source, run_source
-    from phonkit.workflow import choose_transcriber
 
     if model is not None:
         given = [name for name, value in (("--corpus", corpus), ("--path", path)) if value]
@@ -189,10 +189,10 @@ def paradigm(
     Every feature bundle of the lemma's part of speech seen in training, the gold form and
     where it is from, the model's form, whether it is right, and the surprisal (nats per
     symbol) of the model's form and of the gold. TSV on stdout, a table on stderr."""
-    from phonkit.prediction import read_cells
-    from phonkit.rundir import Run
-    from phonkit.training import choose_device
-    from phonkit.tsv import open_bytes
+    from phonkit.data.tsv import open_bytes
+    from phonkit.model.training import choose_device
+    from phonkit.run.directory import Run
+    from phonkit.tasks.predict import read_cells
     from phonkit.views.display import paradigm_tables
     from phonkit.views.paradigm import lay_out
 
@@ -278,7 +278,7 @@ def errors(
     Accuracy by feature bundle and by lemma frequency in training, the most frequent errors
     as ending rewrites, and the errors aligned: the table chosen with --table on stdout, a
     summary on stderr."""
-    from phonkit.rundir import Run
+    from phonkit.run.directory import Run
     from phonkit.views.display import errors_summary
     from phonkit.views.error_analysis import analyse, read_predictions, select
     from phonkit.views.error_analysis import plot as draw

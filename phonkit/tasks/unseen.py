@@ -1,6 +1,6 @@
 """Scoring on lemmas the model has never seen: reveal K cells of each lemma, fit its
-underlying form to them (:mod:`phonkit.fitting`), predict the other cells and score them,
-beside the edit baseline (:mod:`phonkit.baseline`) on the same cells."""
+underlying form to them (:mod:`phonkit.model.fitting`), predict the other cells and score them,
+beside the edit baseline (:mod:`phonkit.tasks.baseline`) on the same cells."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ from dataclasses import dataclass
 
 import torch
 
-from phonkit.baseline import EditBaseline
-from phonkit.decoding import autocast
-from phonkit.encoding import Example
-from phonkit.evaluation import evaluate
-from phonkit.fitting import FitConfig, fit_lemmas
-from phonkit.metrics import Scored
+from phonkit.data.encoding import Example
+from phonkit.model.decoding import autocast
+from phonkit.model.fitting import FitConfig, fit_lemmas
 from phonkit.plugins import registry
-from phonkit.rundir import Run
+from phonkit.run.directory import Run
+from phonkit.tasks.baseline import EditBaseline
+from phonkit.tasks.evaluate import evaluate
+from phonkit.tasks.metrics import Scored
 
 
 @dataclass

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import platformdirs
 
+from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
-from phonkit.tsv import write_atomic
 
 
 def cache_root() -> Path:

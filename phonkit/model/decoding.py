@@ -7,10 +7,10 @@ from contextlib import nullcontext
 import torch
 from torch import Tensor
 
-from phonkit.encoding import Encoded, bucketed_batches
+from phonkit.data.encoding import Encoded, bucketed_batches
+from phonkit.data.lexicon import EOS_ID, PAD_ID, UNK_ID
 from phonkit.errors import InputError
-from phonkit.lexicon import EOS_ID, PAD_ID, UNK_ID
-from phonkit.phonology import Phonology, select
+from phonkit.model.phonology import Phonology, select
 
 CHECK_EVERY = 4  # steps between checks that every word has ended (each check syncs the device)
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from phonkit.decoding import decode, surprisal
-from phonkit.encoding import Example, Vocabularies, encode
-from phonkit.metrics import Metric, Scored, summarize
-from phonkit.phonology import Phonology
+from phonkit.data.encoding import Example, Vocabularies, encode
+from phonkit.model.decoding import decode, surprisal
+from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup, registry
+from phonkit.tasks.metrics import Metric, Scored, summarize
 
 
 def selected_metrics(names: Sequence[str] | None) -> dict[str, Metric]:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import platformdirs
 
+from phonkit.data.lexicon import Lexicon
 from phonkit.errors import InputError
-from phonkit.lexicon import Lexicon
 
 # The 28 languages of the paper, ISO 639-3 code -> English name (as in the CoNLL-2017 files).
 LANGUAGES = {

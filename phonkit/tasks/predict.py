@@ -1,7 +1,7 @@
 """Filling paradigm gaps: read predict TSV, fit the UFs of new lemmas, decode the gaps.
 
 A lemma the model has never seen gets an underlying form fitted to its known cells
-(:mod:`phonkit.fitting`); features must be known to the model."""
+(:mod:`phonkit.model.fitting`); features must be known to the model."""
 
 from __future__ import annotations
 
@@ -14,15 +14,15 @@ from typing import IO
 
 import torch
 
-from phonkit.decoding import autocast, decode, decode_nbest, total_nll
-from phonkit.encoding import Example, Vocabularies, encode, encode_morphemes
+from phonkit.data.encoding import Example, Vocabularies, encode, encode_morphemes
+from phonkit.data.lexicon import LEMMA, Decomposition, Entry, parse_features, parse_lemma
+from phonkit.data.tsv import open_bytes, read_rows
 from phonkit.errors import InputError, at
-from phonkit.fitting import FitConfig, fit_lemmas
-from phonkit.lexicon import LEMMA, Decomposition, Entry, parse_features, parse_lemma
+from phonkit.model.decoding import autocast, decode, decode_nbest, total_nll
+from phonkit.model.fitting import FitConfig, fit_lemmas
 from phonkit.plugins import lookup
 from phonkit.progress import say
-from phonkit.rundir import Run
-from phonkit.tsv import open_bytes, read_rows
+from phonkit.run.directory import Run
 
 GAP = ("", "--")
 

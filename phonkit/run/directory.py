@@ -19,14 +19,14 @@ from typing import Any
 
 import torch
 
-from phonkit.encoding import Example, Vocabularies
+from phonkit.data.encoding import Example, Vocabularies
+from phonkit.data.lexicon import Decomposition, Entry
+from phonkit.data.transcription import Transcriber
+from phonkit.data.tsv import format_rows, read_rows, write_atomic
 from phonkit.errors import InputError, Interrupted, at
-from phonkit.lexicon import Decomposition, Entry
-from phonkit.phonology import ModelConfig, Phonology
+from phonkit.model.phonology import ModelConfig, Phonology
 from phonkit.plugins import lookup
-from phonkit.runlock import LOCK_NAME, RunLock, holder
-from phonkit.transcription import Transcriber
-from phonkit.tsv import format_rows, read_rows, write_atomic
+from phonkit.run.lock import LOCK_NAME, RunLock, holder
 
 SPLITS = ("train", "dev", "test")
 FINISHED = "metrics.json"
@@ -229,7 +229,7 @@ class Run:
 
     def write_history(self, records: Sequence[Any]) -> None:
         """``history.tsv``: one row per epoch of training (the fields of
-        :class:`phonkit.training.EpochRecord`)."""
+        :class:`phonkit.model.training.EpochRecord`)."""
         fields = [field.name for field in dataclasses.fields(records[0])] if records else []
         rows = [[_cell(getattr(record, name)) for name in fields] for record in records]
         write_atomic(self.path / HISTORY, format_rows([fields, *rows]))
@@ -282,7 +282,7 @@ REQUIRED = {  # what every command reads from config.json, and its JSON type
 def check_config(config: dict[str, Any], path: Path) -> None:
     """``config.json`` must be a phonkit run configuration: an object with the keys every
     command reads, of the right types, and model and training settings phonkit knows."""
-    from phonkit.training import TrainConfig  # here: training imports this module
+    from phonkit.model.training import TrainConfig  # here: training imports this module
 
     for key, kind in REQUIRED.items():
         if not isinstance(config.get(key), kind) or isinstance(config.get(key), bool):

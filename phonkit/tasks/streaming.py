@@ -9,7 +9,7 @@ A lemma the model has never seen gets an underlying form fitted to its known cel
 chunk never cuts through the rows of such a lemma: a chunk that ends inside a run of
 consecutive rows of a new lemma holds that run back until the run ends (at the next lemma or
 at the end of the input). A run is fitted on its own known cells (see
-:func:`phonkit.prediction.by_run`), so the output does not depend on where chunks are cut; a
+:func:`phonkit.tasks.predict.by_run`), so the output does not depend on where chunks are cut; a
 gap of a new lemma whose run has no known cell is an error naming its row. A run longer than
 ``RUN_LIMIT`` rows is an error too: it would have to be held in memory whole.
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from phonkit.errors import InputError, at
-from phonkit.prediction import Cell, Predictor, iter_cells
+from phonkit.tasks.predict import Cell, Predictor, iter_cells
 
 CHUNK_ROWS = 2048  # rows decoded at once: the decoder's batch, and the memory bound's unit
 LINGER = 0.02  # seconds to wait for more rows before a partial chunk is decoded
@@ -161,7 +161,7 @@ def predict_stream(
 ) -> None:
     """Fill the gaps of every row of ``stream``, calling ``write`` with each chunk's output
     (TSV text) as soon as it is decoded."""
-    from phonkit.tsv import format_rows
+    from phonkit.data.tsv import format_rows
 
     stopped = threading.Event()
     rows = ReadAhead(iter_cells(lines_of(stream, stopped), name))

@@ -9,9 +9,7 @@ from typing import Annotated
 
 import typer
 
-from phonkit.errors import InputError
-from phonkit.lexicon import DEFAULT_DECOMPOSITION
-from phonkit.options import (
+from phonkit.cli.options import (
     BatchSize,
     Columns,
     Corpus,
@@ -35,8 +33,10 @@ from phonkit.options import (
     names,
     numbers,
 )
-from phonkit.phonology import ModelConfig
-from phonkit.training import TrainConfig
+from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
+from phonkit.errors import InputError
+from phonkit.model.phonology import ModelConfig
+from phonkit.model.training import TrainConfig
 
 experiment_app = typer.Typer(
     help="Run the paper's experiments: many runs, resumable, with tables and figures."
@@ -108,9 +108,9 @@ def unimorph(
     """The UniMorph table: every variant on every language (one run per language, variant
     and seed), then per-language and average ACC/MLD/NLL beside the paper's figures, and
     paired permutation tests between the variants. Finished runs are reused."""
-    from phonkit.corpora import CorpusRequest
+    from phonkit.data.corpora import CorpusRequest
     from phonkit.experiments import unimorph as kind
-    from phonkit.workflow import TrainRequest, choose_transcriber
+    from phonkit.tasks.train import TrainRequest, choose_transcriber
 
     at_least_one(jobs=jobs, max_entries=max_entries, permutations=permutations)
     chosen = kind.languages(langs, data_dir)
@@ -169,10 +169,10 @@ def celex(
     frequency, every variant trained on each; mean ± std of ACC/MLD/NLL per (variant, k) in
     tables and a three-panel figure. Works on any corpus with counts (--corpus tsv --path
     FILE --columns lemma,form,features,count). Finished runs are reused."""
-    from phonkit.corpora import CorpusRequest
+    from phonkit.data.corpora import CorpusRequest
     from phonkit.experiments import curve as kind
     from phonkit.plugins import lookup
-    from phonkit.workflow import TrainRequest, choose_transcriber
+    from phonkit.tasks.train import TrainRequest, choose_transcriber
 
     at_least_one(jobs=jobs, draws=draws)
     lookup("corpora", corpus)
@@ -253,7 +253,7 @@ def _metrics(text: str | None) -> list[str] | None:
     """The metrics to score; the experiments' tables need acc, mld and nll."""
     if text is None:
         return None
-    from phonkit.evaluation import selected_metrics
+    from phonkit.tasks.evaluate import selected_metrics
 
     chosen = list(selected_metrics(names(text, "--metrics")))
     return chosen + [m for m in ("acc", "mld", "nll") if m not in chosen]
@@ -261,7 +261,7 @@ def _metrics(text: str | None) -> list[str] | None:
 
 def _configs(dim, epochs, batch_size, patience, precision, select, setting) -> tuple:
     """The model and training configurations of every run of an experiment."""
-    from phonkit.decoding import check_precision
+    from phonkit.model.decoding import check_precision
 
     at_least_one(dim=dim, epochs=epochs, batch_size=batch_size)
     check_precision(precision)
@@ -275,8 +275,8 @@ def _configs(dim, epochs, batch_size, patience, precision, select, setting) -> t
 
 def _settings(base) -> dict:
     """What must match for an experiment directory's finished runs to be reused."""
+    from phonkit.model.training import choose_device
     from phonkit.plugins import lookup
-    from phonkit.training import choose_device
 
     choose_device(base.device)  # a device that is not there is a usage error, before any run
     training = asdict(base.training)

@@ -15,8 +15,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from phonkit.lexicon import BOS_ID, PAD_ID
-from phonkit.ranges import Range, check_ranges
+from phonkit.data.lexicon import BOS_ID, PAD_ID
+from phonkit.model.ranges import Range, check_ranges
 
 
 @dataclass

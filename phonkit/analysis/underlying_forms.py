@@ -12,10 +12,10 @@ import numpy as np
 import torch
 from rapidfuzz import fuzz, process
 
+from phonkit.analysis.vowels import ATTRIBUTES, VOWELS, attributes
+from phonkit.data.lexicon import FEATURE, LEMMA
 from phonkit.errors import InputError
-from phonkit.lexicon import FEATURE, LEMMA
-from phonkit.rundir import Run
-from phonkit.vowels import ATTRIBUTES, VOWELS, attributes
+from phonkit.run.directory import Run
 
 KINDS = {"stem": LEMMA, "feature": FEATURE}
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from phonkit.data.tsv import decode_lines
 from phonkit.errors import InputError, at
-from phonkit.tsv import decode_lines
 
 
 class Transcriber:

@@ -11,12 +11,12 @@ from typing import Any
 
 import torch
 
-from phonkit.decoding import autocast, decode, surprisal, token_nll
-from phonkit.encoding import Encoded, bucketed_batches
+from phonkit.data.encoding import Encoded, bucketed_batches
 from phonkit.errors import InputError
-from phonkit.phonology import Phonology
-from phonkit.ranges import Range, check_ranges
-from phonkit.rundir import Run
+from phonkit.model.decoding import autocast, decode, surprisal, token_nll
+from phonkit.model.phonology import Phonology
+from phonkit.model.ranges import Range, check_ranges
+from phonkit.run.directory import Run
 
 
 @dataclass

@@ -10,9 +10,9 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from phonkit.encoding import Example
+from phonkit.data.encoding import Example
+from phonkit.data.lexicon import Entry
 from phonkit.errors import InputError
-from phonkit.lexicon import Entry
 
 
 @dataclass

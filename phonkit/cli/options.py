@@ -10,8 +10,8 @@ from typing import Annotated
 import typer
 
 from phonkit.errors import InputError
-from phonkit.phonology import ModelConfig
-from phonkit.training import TrainConfig
+from phonkit.model.phonology import ModelConfig
+from phonkit.model.training import TrainConfig
 
 RunDir = Annotated[
     Path, typer.Option("--model", "-m", help="A run directory made by phonkit train.")

@@ -8,14 +8,14 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from phonkit.lexicon import BOS_ID, EOS_ID, PAD_ID, Entry, Vocabulary
+from phonkit.data.lexicon import BOS_ID, EOS_ID, PAD_ID, Entry, Vocabulary
 
 
 @dataclass(frozen=True)
 class Example:
     """An entry with its surface form as a sequence of symbols (characters or IPA segments)
     and its abstract morphemes, as the run's decomposition splits it (see
-    :class:`phonkit.lexicon.Decomposition`)."""
+    :class:`phonkit.data.lexicon.Decomposition`)."""
 
     entry: Entry
     surface: tuple[str, ...]
