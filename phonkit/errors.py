@@ -4,12 +4,16 @@ from __future__ import annotations
 
 
 class InputError(Exception):
-    """Bad input or usage. The CLI prints ``where: message`` and exits with code 2."""
+    """Bad input or usage. The CLI prints ``where: message`` and exits with code 2.
 
-    def __init__(self, message: str, where: str | None = None):
+    ``setting`` names the setting at fault (``epochs``, ``fit_lr``...) when the message
+    begins with it: the command line then writes the option that gives it (``--epochs``)."""
+
+    def __init__(self, message: str, where: str | None = None, setting: str | None = None):
         super().__init__(message)
         self.message = message
         self.where = where
+        self.setting = setting
 
     def __str__(self) -> str:
         return f"{self.where}: {self.message}" if self.where else self.message

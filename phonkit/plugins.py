@@ -8,8 +8,8 @@ stderr and skipped.
 from __future__ import annotations
 
 import importlib
+import logging
 import os
-import sys
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
@@ -75,10 +75,9 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
             plugin = entry_point.load()
             pm.register(plugin, name=entry_point.name)
         except Exception as error:  # a broken plugin must never take the CLI down
-            print(
+            logging.getLogger("phonkit").warning(
                 f"phonkit: plugin {entry_point.name!r} failed to load and was skipped: "
-                f"{type(error).__name__}: {error}",
-                file=sys.stderr,
+                f"{type(error).__name__}: {error}"
             )
 
 

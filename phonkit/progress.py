@@ -1,10 +1,15 @@
-"""Everything shown to the user goes to stderr; bars animate only on a terminal."""
+"""Messages for the user. The library logs them to the ``phonkit`` logger (``warning: ...``
+at level WARNING, the rest at INFO) and prints nothing; the command line shows them on stderr
+(:func:`show_messages`). Bars animate only on a terminal."""
 
 from __future__ import annotations
 
+import logging
 from functools import cache
 
 from rich.console import Console
+
+log = logging.getLogger("phonkit")
 
 
 @cache
@@ -13,8 +18,28 @@ def stderr_console() -> Console:
 
 
 def say(message: str) -> None:
-    """A message for the user, on stderr."""
-    stderr_console().print(message, highlight=False, markup=False, soft_wrap=True)
+    """A message for the user, logged to the ``phonkit`` logger."""
+    log.log(logging.WARNING if message.startswith("warning:") else logging.INFO, message)
+
+
+class StderrHandler(logging.Handler):
+    """Each message as one line (or paragraph) on stderr, as the command line shows it."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = record.getMessage()
+        except Exception:  # a malformed record must not end the command
+            self.handleError(record)
+            return
+        stderr_console().print(text, highlight=False, markup=False, soft_wrap=True)
+
+
+def show_messages() -> None:
+    """Show the library's messages (level INFO and above) on stderr: the command line's
+    choice. They still reach handlers on the root logger (a notebook's, pytest's)."""
+    if not any(isinstance(handler, StderrHandler) for handler in log.handlers):
+        log.addHandler(StderrHandler())
+    log.setLevel(logging.INFO)
 
 
 class TrainingProgress:

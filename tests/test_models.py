@@ -75,14 +75,11 @@ def test_training_learns_the_forms(variant):
 
 
 def test_the_prior_pulls_morpheme_vectors_towards_zero():
-    from pathlib import Path
-
     from phonkit.model.training import TrainConfig, Trainer
-    from phonkit.run.directory import Run
 
     model, _, encoded = build("pi")
     config = TrainConfig(prior_weight=2.0, uf_lr_scale=10.0)
-    trainer = Trainer(Run(Path("unused")), model, encoded, encoded, config, torch.device("cpu"), 9)
+    trainer = Trainer(model, encoded, encoded, config, torch.device("cpu"), 9)
     rest, vectors = trainer.optimizer.param_groups
     assert vectors["params"] == [model.morphemes.weight]
     assert vectors["lr"] == pytest.approx(10 * rest["lr"])

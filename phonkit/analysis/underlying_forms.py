@@ -15,6 +15,7 @@ from rapidfuzz import fuzz, process
 from phonkit.analysis.vowels import ATTRIBUTES, VOWELS, attributes
 from phonkit.data.lexicon import FEATURE, LEMMA
 from phonkit.errors import InputError
+from phonkit.model.factory import load_model
 from phonkit.run.directory import Run
 
 KINDS = {"stem": LEMMA, "feature": FEATURE}
@@ -36,16 +37,16 @@ class Inventory:
         names = run.vocabularies().morphemes.to_json()
         counts = Counter(m for example in run.examples("train") for m in example.morphemes)
         # through the model, so that damaged or mismatched weights are one clear error
-        weights = run.load_model(torch.device("cpu")).morphemes.weight.detach()
+        weights = load_model(run, torch.device("cpu")).morphemes.weight.detach()
         reserved = weights.shape[0] - len(names)
         config = run.config
-        title = f"{config.get('corpus', '?')}/{config.get('lang') or '-'} {config['variant']}"
+        title = f"{config.data.corpus}/{config.lang or '-'} {config.variant}"
         return cls(
             [name.partition(":")[2] for name in names],
             ["stem" if name.startswith(LEMMA) else "feature" for name in names],
             [counts[name] for name in names],
             weights[reserved:].float().numpy(),
-            config["lang"],
+            config.lang,
             title,
         )
 

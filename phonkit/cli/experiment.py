@@ -261,7 +261,7 @@ def _metrics(text: str | None) -> list[str] | None:
 
 def _configs(dim, epochs, batch_size, patience, precision, select, setting) -> tuple:
     """The model and training configurations of every run of an experiment."""
-    from phonkit.model.decoding import check_precision
+    from phonkit.model.device import check_precision
 
     at_least_one(dim=dim, epochs=epochs, batch_size=batch_size)
     check_precision(precision)
@@ -275,7 +275,7 @@ def _configs(dim, epochs, batch_size, patience, precision, select, setting) -> t
 
 def _settings(base) -> dict:
     """What must match for an experiment directory's finished runs to be reused."""
-    from phonkit.model.training import choose_device
+    from phonkit.model.device import choose_device
     from phonkit.plugins import lookup
 
     choose_device(base.device)  # a device that is not there is a usage error, before any run

@@ -177,7 +177,7 @@ def train(
             run = start_run(job, out, force)
             metrics = train_run(run)
     metrics_table(f"{run.path}", metrics)
-    if run.config.get("protocol") == "lemmas":
+    if run.config.split.protocol == "lemmas":
         say(
             "test: the test lemmas of --split lemmas are new to the model, and these figures "
             "spell them with no underlying form of their own (so ACC is near 0); score them "
@@ -218,7 +218,7 @@ def predict(
     must come in the rows next to their gaps. Streams: output follows input chunk by chunk."""
     from phonkit.data.tsv import open_bytes, stdin_bytes
     from phonkit.errors import Interrupted
-    from phonkit.model.training import choose_device
+    from phonkit.model.device import choose_device
     from phonkit.run.directory import Run
     from phonkit.tasks.predict import PredictOptions, Predictor
     from phonkit.tasks.streaming import predict_stream
@@ -291,7 +291,8 @@ def evaluate(
     """Score a run on its test split or on a TSV with gold forms; metric<TAB>value on stdout
     (with --unseen-lemmas: known<TAB>system<TAB>metric<TAB>value)."""
     from phonkit.data.tsv import format_rows, write_atomic
-    from phonkit.model.training import choose_device
+    from phonkit.model.device import choose_device
+    from phonkit.model.factory import load_model
     from phonkit.progress import metrics_table
     from phonkit.run.directory import Run
     from phonkit.tasks.evaluate import evaluate as score
@@ -303,10 +304,10 @@ def evaluate(
     if unseen_lemmas:
         counts = numbers(known, "--known")
         examples = run.examples("test") if file is None else read_gold(file, run, True, transcriber)
-        if file is None and run.config.get("protocol") != "lemmas":
+        if file is None and run.config.split.protocol != "lemmas":
             raise InputError(
                 f"{run.path}: its test lemmas were seen in training (split "
-                f"{run.config.get('protocol', 'paradigms')!r}); train with --split lemmas, "
+                f"{run.config.split.protocol!r}); train with --split lemmas, "
                 "or give a TSV of new lemmas"
             )
         _evaluate_unseen(
@@ -316,10 +317,10 @@ def evaluate(
     examples = run.examples("test") if file is None else read_gold(file, run, False, transcriber)
     label = "test" if file is None else str(file)
     result = score(
-        run.load_model(choose_device(device)),
+        load_model(run, choose_device(device)),
         examples,
         run.vocabularies(),
-        run.config["max_length"],
+        run.config.max_length,
         precision=precision,
     )
     if predictions:
@@ -332,14 +333,14 @@ def evaluate(
 
 def _evaluate_unseen(run, examples, counts, seed, fit, device, precision) -> None:
     from phonkit.data.tsv import format_rows
-    from phonkit.model.training import choose_device
+    from phonkit.model.device import choose_device
     from phonkit.progress import metrics_table, say
     from phonkit.tasks.unseen import score_unseen
 
     rows: list[tuple[object, ...]] = [("known", "system", "metric", "value")]
     dev = (
         run.read_json("metrics.json").get("dev", {})
-        if run.config.get("protocol") == "lemmas"
+        if run.config.split.protocol == "lemmas"
         else {}
     )
     tables = {}
@@ -582,7 +583,9 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: one clear line and exit 2 for bad input, quiet on a closed pipe."""
     from phonkit.errors import Interrupted
     from phonkit.plugins import PluginError, manager
+    from phonkit.progress import show_messages
 
+    show_messages()  # the library logs; the command line shows its messages on stderr
     try:
         manager().hook.register_commands(app=app)
         # Outside standalone mode Click returns the code of a ``typer.Exit`` instead of

@@ -12,6 +12,7 @@ import typer
 from phonkit.errors import InputError
 from phonkit.model.phonology import ModelConfig
 from phonkit.model.training import TrainConfig
+from phonkit.run.config import parse_setting
 
 RunDir = Annotated[
     Path, typer.Option("--model", "-m", help="A run directory made by phonkit train.")
@@ -127,12 +128,10 @@ def configure(
     for key, text in settings.items():
         for number, config in enumerate((model, training)):
             if key in config.__dataclass_fields__:
-                kind = type(getattr(config, key))
                 try:
-                    changes[number][key] = kind(text)
-                except ValueError:
-                    what = {int: "a whole number", float: "a number"}.get(kind, kind.__name__)
-                    raise InputError(f"--set {key}={text}: {key} takes {what}") from None
+                    changes[number][key] = parse_setting(type(config), key, text)
+                except InputError as error:
+                    raise InputError(f"--set {error.message}") from None
                 break
         else:
             known = sorted({*model.__dataclass_fields__, *training.__dataclass_fields__} - {"seed"})

@@ -104,12 +104,12 @@ def _plus_minus(pair: tuple[float, float], metric: str) -> str:
 def _settings(runs: dict) -> str:
     for run in runs.values():
         config = run.config
-        training = config["training"]
+        training = config.training
         return (
-            f"corpus {config['corpus']}, language {config['lang']}, transcriber "
-            f"{config['transcriber']}, d = {config['model']['dim']}, batch "
-            f"{training['batch_size']}, at most {training['epochs']} epochs, patience "
-            f"{training['patience']}"
+            f"corpus {config.data.corpus}, language {config.lang}, transcriber "
+            f"{config.transcriber}, d = {config.model.dim}, batch "
+            f"{training.batch_size}, at most {training.epochs} epochs, patience "
+            f"{training.patience}"
         )
     return "no finished runs yet"
 

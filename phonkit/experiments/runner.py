@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
+from phonkit.progress import show_messages
 from phonkit.run.directory import Run, clear
 from phonkit.run.lock import RunLock
 from phonkit.tasks.train import TrainRequest, start_run, train_run
@@ -185,6 +186,7 @@ def _logged(planned: Planned, root: Path, work: Callable[[], object]) -> Outcome
     log = root / "logs" / f"{planned.name}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
+    show_messages()  # in a worker process too: the run's messages belong in its log
     with log.open("a", encoding="utf-8") as stream, redirect_stderr(stream):
         try:
             work()

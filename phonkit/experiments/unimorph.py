@@ -99,7 +99,7 @@ def report(root: Path, permutations: int = PERMUTATIONS) -> None:
         )
         if name in runs:
             cell["runs"].append(runs[name])
-            cell["test"] = runs[name].config["split"]["test"]
+            cell["test"] = runs[name].config.split.counts["test"]
         elif name in outcomes and outcomes[name].status != "finished":
             cell["notes"].append(f"{outcomes[name].status}: {outcomes[name].message}")
         else:
@@ -330,14 +330,14 @@ def _settings_line(cells) -> str:
     for cell in cells.values():
         for run in cell["runs"]:
             config = run.config
-            training, model = config["training"], config["model"]
-            cap = config.get("max_entries")
+            training, model = config.training, config.model
+            cap = config.data.max_entries
             return (
-                f"transcriber {config['transcriber']}, morphemes "
-                f"{config.get('morphemes', 'features')}, d = {model['dim']}, σ = {model['sigma']}, "
-                f"batch {training['batch_size']}, at most {training['epochs']} epochs, "
-                f"patience {training['patience']}, precision {training['precision']}, checkpoint "
-                f"by dev {training.get('select', 'loss')}"
+                f"transcriber {config.transcriber}, morphemes "
+                f"{config.morphemes}, d = {model.dim}, σ = {model.sigma}, "
+                f"batch {training.batch_size}, at most {training.epochs} epochs, "
+                f"patience {training.patience}, precision {training.precision}, checkpoint "
+                f"by dev {training.select}"
                 + (f", at most {cap:,} entries per language" if cap else "")
             )
     return "no finished runs yet"

@@ -13,10 +13,10 @@ import torch
 
 from phonkit.data.encoding import Encoded, bucketed_batches
 from phonkit.errors import InputError
-from phonkit.model.decoding import autocast, decode, surprisal, token_nll
+from phonkit.model.decoding import decode, surprisal, token_nll
+from phonkit.model.device import autocast
 from phonkit.model.phonology import Phonology
 from phonkit.model.ranges import Range, check_ranges
-from phonkit.run.directory import Run
 
 
 @dataclass
@@ -49,17 +49,6 @@ TRAIN_RANGES = {
     "uf_lr_scale": Range("--uf-lr-scale", 0, above=True),
     "seed": Range("--seed", whole=True),
 }
-
-
-def choose_device(name: str) -> torch.device:
-    """``auto`` takes CUDA when there is a GPU, else the CPU."""
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name == "cuda" and not torch.cuda.is_available():
-        raise InputError("--device cuda: no CUDA GPU is available here (use --device cpu or auto)")
-    if name not in ("cpu", "cuda"):
-        raise InputError(f"unknown device {name!r}; use auto, cpu or cuda")
-    return torch.device(name)
 
 
 def seed_everything(seed: int) -> None:
@@ -97,20 +86,37 @@ def exact_matches(predictions: list[list[int]], data: Encoded) -> float:
     return 100.0 * hits / max(len(predictions), 1)
 
 
+@dataclass
+class Checkpoint:
+    """What an epoch leaves to keep: the whole training state (to resume from), the model's
+    weights when the epoch is the best so far (else None), and the history of all epochs."""
+
+    state: dict[str, Any]
+    best: dict[str, Any] | None
+    history: list[EpochRecord]
+
+
+def keep_nothing(checkpoint: Checkpoint) -> None:
+    """The checkpoint callback of a training that keeps nothing (benchmarks, tests)."""
+
+
 class Trainer:
-    """Trains a model on encoded data, checkpointing into a run directory each epoch."""
+    """Trains a model on encoded data, handing a :class:`Checkpoint` to ``checkpoint`` after
+    each epoch (a run directory stores it; ``where`` names it in messages)."""
 
     def __init__(
         self,
-        run: Run,
         model: Phonology,
         train: Encoded,
         dev: Encoded,
         config: TrainConfig,
         device: torch.device,
         max_length: int,
+        checkpoint: Callable[[Checkpoint], None] = keep_nothing,
+        where: str | None = None,
     ):
-        self.run = run
+        self.checkpoint = checkpoint
+        self.where = where
         self.model = model.to(device)
         self.train_data = train.to(device)
         self.train_lengths = train.lengths  # on the CPU: batch widths without device syncs
@@ -226,7 +232,7 @@ class Trainer:
             f"training diverged in epoch {self.epoch + 1}: the {which} loss is {value}; "
             f"{kept} and the run is unfinished; train it again with a lower --lr "
             f"(it was {self.config.lr:g}) and --force",
-            str(self.run.path),
+            self.where,
         )
 
     def fit(self, advance: Callable[[], None], report: Callable[[EpochRecord], None]) -> None:
@@ -244,7 +250,6 @@ class Trainer:
             improved = key < self.best
             if improved:
                 self.best = key
-                self.run.save_torch("model.pt", self.model.state_dict())
             self.scheduler.step(dev_loss)
             record = EpochRecord(
                 self.epoch,
@@ -257,6 +262,6 @@ class Trainer:
                 time.perf_counter() - started,
             )
             self.history.append(record)
-            self.run.save_torch("checkpoint.pt", self.state())
-            self.run.write_history(self.history)
+            best = self.model.state_dict() if improved else None
+            self.checkpoint(Checkpoint(self.state(), best, list(self.history)))
             report(record)

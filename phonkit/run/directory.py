@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import json
 import shutil
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +24,8 @@ from phonkit.data.lexicon import Decomposition, Entry
 from phonkit.data.transcription import Transcriber
 from phonkit.data.tsv import format_rows, read_rows, write_atomic
 from phonkit.errors import InputError, Interrupted, at
-from phonkit.model.phonology import ModelConfig, Phonology
 from phonkit.plugins import lookup
+from phonkit.run.config import RunConfig, read_config, read_json, write_config, write_json
 from phonkit.run.lock import LOCK_NAME, RunLock, holder
 
 SPLITS = ("train", "dev", "test")
@@ -49,7 +49,7 @@ class Run:
     def create(
         cls,
         path: Path,
-        config: dict[str, Any],
+        config: RunConfig,
         splits: dict[str, list[Example]],
         vocabularies: Vocabularies,
         transcriber: Transcriber,
@@ -59,7 +59,8 @@ class Run:
             if cls.check_target(path, force):
                 clear(path)
             run = cls(path)
-            run.write_json("config.json", config)
+            write_config(path, config)
+            run.config = config
             run.write_json("vocab.json", vocabularies.to_json())
             for name, examples in splits.items():
                 rows = (
@@ -98,7 +99,7 @@ class Run:
         if not (path / "config.json").is_file():
             raise InputError(f"{path}: not a phonkit run directory (no config.json)")
         run = cls(path)
-        check_config(run.config, path / "config.json")
+        run.config = read_config(path)  # checked now: a bad one fails before any work
         if finished:
             writer = holder(path)
             if writer is not None:
@@ -119,29 +120,15 @@ class Run:
 
     # -- contents ------------------------------------------------------------------------------
     def write_json(self, name: str, data: Any) -> None:
-        write_atomic(self.path / name, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        write_json(self.path / name, data)
 
     def read_json(self, name: str) -> Any:
-        path = self.path / name
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError("missing from the run directory", str(path)) from None
-        except OSError as error:
-            raise InputError(f"cannot read: {error.strerror}", str(path)) from None
-        except ValueError as error:
-            raise InputError(f"not valid JSON ({error})", str(path)) from None
+        return read_json(self.path / name)
 
-    @property
-    def config(self) -> dict[str, Any]:
-        config = self.read_json("config.json")
-        if not isinstance(config, dict):
-            raise InputError(
-                f"not a phonkit run configuration (a JSON {type(config).__name__}, "
-                "expected an object)",
-                str(self.path / "config.json"),
-            )
-        return config
+    @cached_property
+    def config(self) -> RunConfig:
+        """The run's settings, read from ``config.json`` once and checked."""
+        return read_config(self.path)
 
     def vocabularies(self) -> Vocabularies:
         data = self.read_json("vocab.json")
@@ -159,12 +146,12 @@ class Run:
         return Vocabularies.from_json(data)
 
     def transcriber(self) -> Transcriber:
-        return lookup("transcribers", self.config["transcriber"])
+        return lookup("transcribers", self.config.transcriber)
 
     def decomposition(self) -> Decomposition:
         """How the run splits words into morphemes (runs made before the setting existed
         split them into the lemma and each feature)."""
-        return lookup("decompositions", self.config.get("morphemes", "features"))
+        return lookup("decompositions", self.config.morphemes)
 
     def examples(self, split: str) -> list[Example]:
         transcriber, decomposition = self.transcriber(), self.decomposition()
@@ -203,29 +190,6 @@ class Run:
                 )
             scores[row[0], row[1], row[2]] = dict(zip(metrics, values, strict=True))
         return scores
-
-    def build_model(self) -> Phonology:
-        config = self.config
-        check_config(config, self.path / "config.json")
-        vocabularies = self.vocabularies()
-        variant = lookup("models", config["variant"])
-        return variant(
-            len(vocabularies.symbols), len(vocabularies.morphemes), ModelConfig(**config["model"])
-        )
-
-    def load_model(self, device: torch.device) -> Phonology:
-        model = self.build_model()
-        state = self.load_torch("model.pt", weights_only=True)
-        try:
-            model.load_state_dict(state)
-        except (RuntimeError, TypeError, AttributeError) as error:
-            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-            raise InputError(
-                f"the weights do not fit the model that config.json and vocab.json describe "
-                f"({first})",
-                str(self.path / "model.pt"),
-            ) from None
-        return model.to(device).eval()
 
     def write_history(self, records: Sequence[Any]) -> None:
         """``history.tsv``: one row per epoch of training (the fields of
@@ -270,43 +234,6 @@ def clear(path: Path) -> None:
             child.unlink(missing_ok=True)
 
 
-REQUIRED = {  # what every command reads from config.json, and its JSON type
-    "variant": str,
-    "transcriber": str,
-    "model": dict,
-    "training": dict,
-    "max_length": int,
-}
-
-
-def check_config(config: dict[str, Any], path: Path) -> None:
-    """``config.json`` must be a phonkit run configuration: an object with the keys every
-    command reads, of the right types, and model and training settings phonkit knows."""
-    from phonkit.model.training import TrainConfig  # here: training imports this module
-
-    for key, kind in REQUIRED.items():
-        if not isinstance(config.get(key), kind) or isinstance(config.get(key), bool):
-            found = "missing" if key not in config else f"a JSON {type(config[key]).__name__}"
-            raise InputError(
-                f"not a phonkit run configuration: {key!r} is {found}, expected "
-                f"{'an object' if kind is dict else 'a ' + kind.__name__}",
-                str(path),
-            )
-    if config.get("lang") is not None and not isinstance(config["lang"], str):
-        raise InputError("not a phonkit run configuration: 'lang' is not a string", str(path))
-    for key, settings in (("model", ModelConfig), ("training", TrainConfig)):
-        unknown = sorted(set(config[key]) - set(settings.__dataclass_fields__))
-        if unknown:
-            raise InputError(
-                f"unknown {key} setting {unknown[0]!r} (made by another phonkit version?)",
-                str(path),
-            )
-        try:
-            settings(**config[key])
-        except InputError as error:
-            raise InputError(f"{key} settings: {error.message}", str(path)) from None
-
-
 @contextmanager
 def writing(path: Path) -> Iterator[None]:
     """Hold the run directory's lock while training writes it; Ctrl-C becomes an
@@ -327,7 +254,7 @@ def kept(path: Path) -> str:
         return f"{path} holds a finished run"
     try:
         state = Run(path).load_torch("checkpoint.pt")
-        epoch, total = int(state["epoch"]), int(Run(path).config["training"]["epochs"])
+        epoch, total = int(state["epoch"]), Run(path).config.training.epochs
     except (InputError, KeyError, TypeError, ValueError):
         return f"{path} keeps the split and the settings; no epoch had finished; {go_on}"
     return (

@@ -18,8 +18,11 @@ from phonkit.data.encoding import Example, Vocabularies, encode, encode_morpheme
 from phonkit.data.lexicon import LEMMA, Decomposition, Entry, parse_features, parse_lemma
 from phonkit.data.tsv import open_bytes, read_rows
 from phonkit.errors import InputError, at
-from phonkit.model.decoding import autocast, decode, decode_nbest, total_nll
+from phonkit.model.decoding import decode, decode_nbest, total_nll
+from phonkit.model.device import autocast
+from phonkit.model.factory import load_model
 from phonkit.model.fitting import FitConfig, fit_lemmas
+from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup
 from phonkit.progress import say
 from phonkit.run.directory import Run
@@ -102,6 +105,14 @@ def read_gold(
     name = str(path)
     with open_bytes(path) as stream:
         cells = read_cells(stream, name)
+    return gold_examples(cells, name, run, new_lemmas, transcriber)
+
+
+def gold_examples(
+    cells: list[Cell], name: str, run: Run, new_lemmas: bool, transcriber: str | None = None
+) -> list[Example]:
+    """The scored cells of :func:`read_gold`, from cells already read (``name``: where
+    from, for the messages)."""
     if not cells:
         raise InputError("no rows to score (the file is empty)", name)
     gaps = [cell for cell in cells if cell.gap]
@@ -119,7 +130,7 @@ def read_gold(
     else:
         check_known(cells, run, name)
     chosen = lookup("transcribers", transcriber) if transcriber else run.transcriber()
-    surfaces = chosen.transcribe(run.config["lang"] or "", [cell.entry.form for cell in cells])
+    surfaces = chosen.transcribe(run.config.lang or "", [cell.entry.form for cell in cells])
     decomposition = run.decomposition()
     return [
         Example(cell.entry, surface, decomposition.morphemes(cell.entry))
@@ -245,29 +256,49 @@ class Tally:
     fit_seconds: float = 0.0
 
 
+@dataclass(frozen=True)
+class Filled:
+    """One output of :meth:`Predictor.predict`: the index of its cell, the symbols of its
+    form (None for a gap left empty), its rank among a cell's hypotheses (from 1; ``given``
+    for a known form passed through, ``""`` for a cell left as it is), and ``(-log p, -log p
+    per symbol)`` where scored."""
+
+    index: int
+    symbols: tuple[str, ...] | None
+    rank: int | str
+    nll: tuple[float, float] | None
+
+
 class Predictor:
     """A run loaded once, filling the gaps of one chunk of predict rows after another."""
 
-    def __init__(self, run: Run, device: torch.device, options: PredictOptions):
+    def __init__(
+        self,
+        run: Run,
+        device: torch.device,
+        options: PredictOptions,
+        model: Phonology | None = None,
+    ):
         self.run = run
         self.options = options
         self.device = device
         self.transcriber = run.transcriber()
         self.vocabularies = run.vocabularies()
         self.decomposition = run.decomposition()
-        self.lang = run.config["lang"] or ""
-        self.max_length = run.config["max_length"]
-        self.model = run.load_model(device)
+        self.lang = run.config.lang or ""
+        self.max_length = run.config.max_length
+        self.model = model if model is not None else load_model(run, device)
         self.trained_morphemes = self.model.morphemes
         self.tally = Tally()
 
     def knows(self, lemma: str) -> bool:
         return LEMMA + lemma in self.vocabularies.morphemes
 
-    def fill(self, cells: Sequence[Cell], name: str) -> list[list[object]]:
-        """The output rows of ``cells``: input columns with the gaps (or, with ``every``, all
-        forms) predicted; with ``nbest`` > 1, one row per hypothesis with its rank and
-        log-probability; with ``score``, the surprisal of each output form last."""
+    def predict(self, cells: Sequence[Cell], name: str) -> list[Filled]:
+        """The outputs of ``cells``, in order: each gap (or, with ``every``, each cell)
+        predicted, with ``nbest`` > 1 one output per hypothesis, best first; the other cells
+        as they are; with ``score`` (or ``nbest`` > 1), the log-probability and surprisal of
+        each output form the model can score."""
         options, tally = self.options, self.tally
         entries = by_run(cells, self.vocabularies.morphemes)
         known = [number for number, cell in enumerate(cells) if not cell.gap]
@@ -289,7 +320,7 @@ class Predictor:
                     [example for example in evidence.examples if example.entry.lemma in needed]
                 )
             hypotheses = self._hypotheses(vocabularies, todo, entries)
-            outputs: list[tuple[int, tuple[str, ...] | None, object]] = []
+            outputs: list[tuple[int, tuple[str, ...] | None, int | str]] = []
             for number, cell in enumerate(cells):
                 if number in hypotheses:
                     outputs.extend(
@@ -302,26 +333,38 @@ class Predictor:
             scores = self._nll(vocabularies, entries, outputs) if scored else [None] * len(outputs)
         finally:
             self.model.morphemes = self.trained_morphemes  # the next chunk's lemmas are others
-        rows = []
-        for (number, symbols, rank), nll in zip(outputs, scores, strict=True):
-            cell = cells[number]
-            form = (
-                cell.entry.form if rank == "given" else self.transcriber.joiner.join(symbols or ())
-            )
-            row: list[object] = [cell.entry.lemma, cell.entry.bundle, form, *cell.extra]
-            if options.nbest > 1:
-                row += [rank, "" if nll is None else f"{-nll[0]:.4f}"]
-            if options.score:
-                row.append("" if nll is None else f"{nll[1]:.4f}")
-            rows.append(row)
         tally.rows_in += len(cells)
-        tally.rows_out += len(rows)
+        tally.rows_out += len(outputs)
         tally.last_line = cells[-1].line if cells else tally.last_line
         tally.unseen_symbols += evidence.unseen_symbols
         tally.conflicts += evidence.conflicts
         if skipped:
             tally.skipped += len(skipped)
             tally.skipped_why = tally.skipped_why or evidence.unpredictable[0][1]
+        return [
+            Filled(number, symbols, rank, nll)
+            for (number, symbols, rank), nll in zip(outputs, scores, strict=True)
+        ]
+
+    def fill(self, cells: Sequence[Cell], name: str) -> list[list[object]]:
+        """The output rows of ``cells`` (see :meth:`predict`): input columns with the gaps
+        (or, with ``every``, all forms) predicted; with ``nbest`` > 1, one row per hypothesis
+        with its rank and log-probability; with ``score``, the surprisal of each output form
+        last."""
+        options, rows = self.options, []
+        for filled in self.predict(cells, name):
+            cell, nll = cells[filled.index], filled.nll
+            form = (
+                cell.entry.form
+                if filled.rank == "given"
+                else self.transcriber.joiner.join(filled.symbols or ())
+            )
+            row: list[object] = [cell.entry.lemma, cell.entry.bundle, form, *cell.extra]
+            if options.nbest > 1:
+                row += [filled.rank, "" if nll is None else f"{-nll[0]:.4f}"]
+            if options.score:
+                row.append("" if nll is None else f"{nll[1]:.4f}")
+            rows.append(row)
         return rows
 
     def report(self) -> None:

@@ -3,9 +3,9 @@ trainer -> run directory -> scores. The CLI commands are thin wrappers of these 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import torch
 
@@ -16,17 +16,19 @@ from phonkit.data.lexicon import DEFAULT_DECOMPOSITION, Lexicon
 from phonkit.data.split import PROTOCOLS, Split, has_counts
 from phonkit.data.tsv import format_rows, write_atomic
 from phonkit.errors import InputError
-from phonkit.model.decoding import check_precision, resolve_precision
+from phonkit.model.device import check_precision, choose_device, resolve_precision
+from phonkit.model.factory import build_model, load_model
 from phonkit.model.phonology import ModelConfig
 from phonkit.model.training import (
+    Checkpoint,
     TrainConfig,
     Trainer,
     check_selection,
-    choose_device,
     seed_everything,
 )
 from phonkit.plugins import lookup
 from phonkit.progress import TrainingProgress, say
+from phonkit.run.config import DataSettings, RunConfig, SplitSettings
 from phonkit.run.directory import Run
 from phonkit.tasks.evaluate import Evaluation, evaluate, selected_metrics
 
@@ -134,30 +136,32 @@ def start_run(job: TrainRequest, out: Path, force: bool) -> Run:
     examples = surface_examples(lexicon, job.transcriber, job.request.lang, job.morphemes)
     split = split_examples(examples, job, lexicon.name or job.corpus)
     vocabularies = Vocabularies.build(split.train)
-    config: dict[str, Any] = {
-        "phonkit_version": __version__,
-        "corpus": job.corpus,
-        "lang": job.request.lang,
-        "corpus_request": {
-            "path": job.request.path,
-            "columns": job.request.columns,
-            "options": job.request.options,
-            "data_dir": str(job.request.data_dir) if job.request.data_dir else None,
-        },
-        "transcriber": job.transcriber,
-        "variant": variant.name,
-        "morphemes": job.morphemes,
-        "model": job.model.to_json(),
-        "training": job.training.to_json(),
-        "device": job.device,
-        "split": split.counts(),
-        "protocol": split.protocol,
-        "k": job.k,
-        "draw": job.draw if job.k is not None else None,
-        "max_entries": job.max_entries,
-        "metrics": job.metrics,
-        "max_length": 2 * max(len(example.surface) for example in split.train) + 2,
-    }
+    config = RunConfig(
+        phonkit_version=__version__,
+        data=DataSettings(
+            corpus=job.corpus,
+            lang=job.request.lang,
+            path=job.request.path,
+            columns=job.request.columns,
+            options=dict(job.request.options),
+            data_dir=str(job.request.data_dir) if job.request.data_dir else None,
+            max_entries=job.max_entries,
+        ),
+        transcriber=job.transcriber,
+        variant=variant.name,
+        morphemes=job.morphemes,
+        model=job.model,
+        training=job.training,
+        device=job.device,
+        split=SplitSettings(
+            protocol=split.protocol,
+            k=job.k,
+            draw=job.draw if job.k is not None else None,
+            counts=split.counts(),
+        ),
+        metrics=job.metrics,
+        max_length=2 * max(len(example.surface) for example in split.train) + 2,
+    )
     splits = {"train": split.train, "dev": split.dev, "test": split.test}
     return Run.create(
         out, config, splits, vocabularies, lookup("transcribers", job.transcriber), force
@@ -167,18 +171,21 @@ def start_run(job: TrainRequest, out: Path, force: bool) -> Run:
 def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, float]]:
     """Train (or go on training) the run's model, then score it on dev and test."""
     config = run.config
-    training = TrainConfig(**config["training"])
-    device = choose_device(device_name or config["device"])
+    training = config.training
+    device = choose_device(device_name or config.device)
     seed_everything(training.seed)
     vocabularies = run.vocabularies()
     train = encode(run.examples("train"), vocabularies)
     dev = encode(run.examples("dev"), vocabularies)
-    trainer = Trainer(run, run.build_model(), train, dev, training, device, config["max_length"])
+    model = build_model(config.variant, config.model, vocabularies)
+    trainer = Trainer(
+        model, train, dev, training, device, config.max_length, keeper(run), str(run.path)
+    )
     if (run.path / "checkpoint.pt").is_file():
         trainer.restore(run.load_torch("checkpoint.pt"))
         say(f"{run.path}: resuming after epoch {trainer.epoch}")
     say(
-        f"{run.path}: training {config['variant']} on {device.type} in "
+        f"{run.path}: training {config.variant} on {device.type} in "
         f"{resolve_precision(device, training.precision)} "
         f"({sum(p.numel() for p in trainer.model.parameters()):,} parameters)"
     )
@@ -187,14 +194,27 @@ def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, f
     return finish_run(run, device)
 
 
+def keeper(run: Run) -> Callable[[Checkpoint], None]:
+    """The trainer's checkpoint callback that stores each epoch in the run directory: the
+    best weights (``model.pt``) first, then the training state and the history."""
+
+    def keep(checkpoint: Checkpoint) -> None:
+        if checkpoint.best is not None:
+            run.save_torch("model.pt", checkpoint.best)
+        run.save_torch("checkpoint.pt", checkpoint.state)
+        run.write_history(checkpoint.history)
+
+    return keep
+
+
 def finish_run(run: Run, device: torch.device) -> dict[str, dict[str, float]]:
     """Score the best checkpoint on dev and test, write predictions and metrics (marks done)."""
-    model = run.load_model(device)
+    model = load_model(run, device)
     vocabularies = run.vocabularies()
-    max_length = run.config["max_length"]
+    max_length = run.config.max_length
     joiner = run.transcriber().joiner
-    precision = run.config["training"].get("precision", "auto")
-    metrics = selected_metrics(run.config.get("metrics"))
+    precision = run.config.training.precision
+    metrics = selected_metrics(run.config.metrics)
     results: dict[str, Evaluation] = {
         split: evaluate(model, run.examples(split), vocabularies, max_length, metrics, precision)
         for split in ("dev", "test")

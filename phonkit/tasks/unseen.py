@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import torch
 
 from phonkit.data.encoding import Example
-from phonkit.model.decoding import autocast
+from phonkit.model.device import autocast
+from phonkit.model.factory import load_model
 from phonkit.model.fitting import FitConfig, fit_lemmas
 from phonkit.plugins import registry
 from phonkit.run.directory import Run
@@ -63,7 +64,7 @@ def baseline_for(run: Run) -> tuple[EditBaseline, dict[str, tuple[str, ...]]]:
 
 
 def spell(run: Run, lemmas: Sequence[str]) -> list[tuple[str, ...]]:
-    return run.transcriber().transcribe(run.config["lang"] or "", list(lemmas))
+    return run.transcriber().transcribe(run.config.lang or "", list(lemmas))
 
 
 def score_unseen(
@@ -78,11 +79,11 @@ def score_unseen(
     """Scores of the model (UFs fitted to ``known`` cells) and of the baseline on the
     held-out cells of ``examples``' lemmas."""
     shown = reveal(examples, known, seed)
-    model = run.load_model(device)
+    model = load_model(run, device)
     with autocast(device, precision):
         vocabularies = fit_lemmas(model, run.vocabularies(), shown.evidence, fit)
     result = evaluate(
-        model, shown.held_out, vocabularies, run.config["max_length"], precision=precision
+        model, shown.held_out, vocabularies, run.config.max_length, precision=precision
     )
     baseline, spelled = baseline_for(run)
     new = sorted({ex.entry.lemma for ex in shown.held_out} - set(spelled))

@@ -15,7 +15,9 @@ import torch
 from phonkit.data.encoding import Example, Vocabularies, encode, encode_morphemes
 from phonkit.data.lexicon import LEMMA, Decomposition, Entry
 from phonkit.errors import InputError, at
-from phonkit.model.decoding import autocast, decode, decode_nbest, surprisal
+from phonkit.model.decoding import decode, decode_nbest, surprisal
+from phonkit.model.device import autocast
+from phonkit.model.factory import load_model
 from phonkit.model.fitting import FitConfig, fit_lemmas
 from phonkit.run.directory import SPLITS, Run
 from phonkit.tasks.predict import Cell, gather_evidence
@@ -129,7 +131,7 @@ def lay_out(
     known = [cell for cell in known if cell.entry.lemma in wanted]
     filled = [cell for cell in known if not cell.gap]
     transcribed = run.transcriber().transcribe(
-        run.config["lang"] or "", [cell.entry.form for cell in filled]
+        run.config.lang or "", [cell.entry.form for cell in filled]
     )
     surfaces = {id(cell): surface for cell, surface in zip(filled, transcribed, strict=True)}
     evidence = gather_evidence(
@@ -151,7 +153,7 @@ def lay_out(
         bundles = sorted(facts.class_bundles.get(pos, set()) | set(own), key=";".join)
         cells = [ParadigmCell(features, list(own.get(features, []))) for features in bundles]
         paradigms.append(Paradigm(lemma, pos, lemma not in in_model, cells))
-    model = run.load_model(device)
+    model = load_model(run, device)
     with autocast(device, precision):
         vocabularies = fit_lemmas(model, vocabularies, evidence.examples, fit)
     _predict(
@@ -159,7 +161,7 @@ def lay_out(
         vocabularies,
         run.decomposition(),
         paradigms,
-        run.config["max_length"],
+        run.config.max_length,
         precision,
         beam,
     )
