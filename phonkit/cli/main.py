@@ -394,16 +394,22 @@ def transcribe(
 def plugins(
     hook: Annotated[str | None, typer.Option(help="Only plugins implementing this hook.")] = None,
 ) -> None:
-    """Loaded plugins: name<TAB>version<TAB>hooks."""
+    """Loaded plugins: name<TAB>version<TAB>hooks<TAB>registers (what each registers, by
+    kind: variants, metrics, corpora, transcribers, decompositions, launchers, commands)."""
     from phonkit.data.tsv import format_rows
     from phonkit.plugins import plugin_infos
 
     rows = [
-        (p.name, p.version, ",".join(p.hooks))
+        (
+            p.name,
+            p.version,
+            ",".join(p.hooks),
+            "; ".join(f"{kind}: {','.join(names)}" for kind, names in p.registers.items()),
+        )
         for p in plugin_infos()
         if not hook or hook in p.hooks
     ]
-    sys.stdout.write(format_rows([("name", "version", "hooks"), *rows]))
+    sys.stdout.write(format_rows([("name", "version", "hooks", "registers"), *rows]))
 
 
 @app.command()
@@ -582,12 +588,12 @@ USAGE_ERRORS = _click_classes("ClickException")
 def main(argv: list[str] | None = None) -> None:
     """Entry point: one clear line and exit 2 for bad input, quiet on a closed pipe."""
     from phonkit.errors import Interrupted
-    from phonkit.plugins import PluginError, manager
+    from phonkit.plugins import PluginError, add_commands
     from phonkit.progress import show_messages
 
     show_messages()  # the library logs; the command line shows its messages on stderr
     try:
-        manager().hook.register_commands(app=app)
+        add_commands(app)
         # Outside standalone mode Click returns the code of a ``typer.Exit`` instead of
         # exiting with it (our commands themselves return None); Typer turns Ctrl-C that a
         # command did not catch into code 130.

@@ -74,10 +74,13 @@ class CorpusRequest:
 
 
 class Corpus:
-    """Base class of corpus readers (a plugin may also duck-type it)."""
+    """Base class of corpus readers (a plugin may also duck-type it): what phonkit reads of
+    a registered corpus reader. ``ipa_transcriber`` names the transcriber that gives its
+    forms in IPA (``train --ipa``); None: epitran's G2P."""
 
     name: str = ""
     description: str = ""
+    ipa_transcriber: str | None = None
 
     def languages(self, request: CorpusRequest) -> list[str]:
         """The languages available now (on disk or bundled)."""

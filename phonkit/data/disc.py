@@ -1,4 +1,5 @@
-"""DISC, the phonetic alphabet of CELEX2, and the IPA segment of each DISC character.
+"""DISC, the phonetic alphabet of CELEX2, the IPA segment of each DISC character, and the
+``disc`` transcriber that reads DISC strings with these tables.
 
 DISC writes every phoneme as one ASCII character (a diphthong, an affricate and a long vowel
 are one character each), with ``'`` and ``"`` marking primary and secondary stress and ``-``
@@ -17,6 +18,12 @@ entries rest on the example words of secondary sources rather than the guide its
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+
+from phonkit.data.transcription import Transcriber
+from phonkit.errors import InputError
+from phonkit.progress import say
 
 #: Stress marks and the syllable boundary: dropped before segmentation.
 MARKS = "'\"-"
@@ -104,3 +111,31 @@ def segments(disc: str, table: dict[str, str]) -> tuple[tuple[str, ...], str]:
                 found.append(character)
                 unknown.append(character)
     return tuple(found), "".join(unknown)
+
+
+class Disc(Transcriber):
+    name = "disc"
+    description = "IPA segments from CELEX DISC strings (tables for nld, eng, deu)"
+    joiner = " "
+
+    def transcribe(self, lang: str, forms: Sequence[str]) -> list[tuple[str, ...]]:
+        if lang not in TABLES:
+            raise InputError(
+                f"the disc transcriber has DISC tables for {', '.join(TABLES)} only, "
+                f"not {lang!r} (use --lang)"
+            )
+        table = TABLES[lang]
+        results, unknown = [], {}
+        for form in forms:
+            symbols, missing = segments(form, table)
+            results.append(symbols)
+            if missing:
+                unknown[form] = missing
+        if unknown:
+            characters = sorted(set("".join(unknown.values())))
+            say(
+                f"warning: disc: {len(unknown):,} {lang} form{'s' * (len(unknown) != 1)} "
+                f"had characters the {lang} DISC table lacks ({' '.join(characters[:12])}; "
+                f"e.g. {next(iter(unknown))}); they are kept as symbols"
+            )
+        return results

@@ -278,7 +278,7 @@ def _tests(comparisons, permutations: int, variants) -> str:
         row = [lang, f"{a} − {b}"]
         for c in found:
             row += [figure(c.mean_a - c.mean_b, c.metric), p_value(c.p_value)]
-            better = c.mean_a > c.mean_b if c.metric == "acc" else c.mean_a < c.mean_b
+            better = _better(c)
             tally = wins.setdefault((a, b, c.metric), [0, 0])
             tally[0] += better and c.p_value < 0.05
             tally[1] += 1
@@ -321,9 +321,18 @@ def _ordering(comparisons, variants) -> str:
     return "\n" + "".join(lines)
 
 
+def _better(c) -> bool:
+    """Whether the first run of a comparison scored better, in the metric's direction (its
+    ``higher_is_better``)."""
+    return (
+        c.mean_a > c.mean_b
+        if lookup("metrics", c.metric).higher_is_better
+        else (c.mean_a < c.mean_b)
+    )
+
+
 def _significantly_better(c) -> bool:
-    better = c.mean_a > c.mean_b if c.metric == "acc" else c.mean_a < c.mean_b
-    return better and c.p_value < 0.05
+    return _better(c) and c.p_value < 0.05
 
 
 def _settings_line(cells) -> str:

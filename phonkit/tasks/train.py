@@ -57,7 +57,7 @@ def choose_transcriber(corpus: str, transcriber: str, ipa: bool) -> str:
     if ipa and transcriber != "none":
         raise InputError(f"--ipa and --transcriber {transcriber} ask for two transcribers")
     if ipa:
-        transcriber = getattr(lookup("corpora", corpus), "ipa_transcriber", "epitran")
+        transcriber = getattr(lookup("corpora", corpus), "ipa_transcriber", None) or "epitran"
     lookup("transcribers", transcriber)
     return transcriber
 

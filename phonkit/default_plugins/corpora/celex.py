@@ -1,5 +1,5 @@
-"""CELEX2 (Baayen, Piepenbrock & Gulikers 1995; LDC96L14): the ``celex`` corpus and the
-``disc`` transcriber.
+"""CELEX2 (Baayen, Piepenbrock & Gulikers 1995; LDC96L14): the ``celex`` corpus; it registers the
+``disc`` transcriber too (:class:`phonkit.data.disc.Disc`, beside its tables).
 
 CELEX2 is licensed by the LDC and does not ship with phonkit. Point phonkit at a copy with
 ``--data-dir`` or ``$PHONKIT_CELEX``; the layout is the CD's,
@@ -48,9 +48,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from phonkit.data.corpora import Corpus, CorpusRequest, data_dir
-from phonkit.data.disc import TABLES, segments, strip_marks
+from phonkit.data.disc import Disc, strip_marks
 from phonkit.data.lexicon import Entry, Lexicon
-from phonkit.data.transcription import Transcriber
 from phonkit.errors import InputError, at
 from phonkit.hookspecs import hookimpl
 from phonkit.progress import say
@@ -448,34 +447,6 @@ def join(
         *messages,
     ]
     return lexicon
-
-
-class Disc(Transcriber):
-    name = "disc"
-    description = "IPA segments from CELEX DISC strings (tables for nld, eng, deu)"
-    joiner = " "
-
-    def transcribe(self, lang: str, forms: Sequence[str]) -> list[tuple[str, ...]]:
-        if lang not in TABLES:
-            raise InputError(
-                f"the disc transcriber has DISC tables for {', '.join(TABLES)} only, "
-                f"not {lang!r} (use --lang)"
-            )
-        table = TABLES[lang]
-        results, unknown = [], {}
-        for form in forms:
-            symbols, missing = segments(form, table)
-            results.append(symbols)
-            if missing:
-                unknown[form] = missing
-        if unknown:
-            characters = sorted(set("".join(unknown.values())))
-            say(
-                f"warning: disc: {len(unknown):,} {lang} form{'s' * (len(unknown) != 1)} "
-                f"had characters the {lang} DISC table lacks ({' '.join(characters[:12])}; "
-                f"e.g. {next(iter(unknown))}); they are kept as symbols"
-            )
-        return results
 
 
 @hookimpl
