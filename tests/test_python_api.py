@@ -134,3 +134,33 @@ def test_the_library_logs_and_prints_nothing_itself():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == "" and out.stderr == "warning: 2 forms left out\n"
+
+
+def test_library_errors_name_the_setting_and_the_cli_the_option(cli):
+    with pytest.raises(InputError) as raised:
+        phonkit.TrainConfig(lr=-1)
+    assert str(raised.value) == "training.lr must be a number above 0 and at most 1, not -1"
+    assert raised.value.setting == "training.lr"
+    with pytest.raises(InputError, match=r"^fit\.steps must be"):
+        phonkit.FitConfig(steps=-1)
+    result = cli("train", "--lr", "-1")
+    assert (
+        result.err == ("phonkit: error: --lr must be a number above 0 and at most 1, not -1.0\n")
+        and result.code == 2
+    )
+
+
+def test_run_configuration_round_trips_and_reads_old_runs(trained_run):
+    import json
+
+    from phonkit.run.config import RunConfig
+
+    data = json.loads((trained_run / "config.json").read_text(encoding="utf-8"))
+    config = RunConfig.from_json(data, "config.json")
+    assert config.to_json() == data
+    assert config.model.dim == 32 and config.training.epochs == 2
+    old = {key: value for key, value in data.items() if key not in ("morphemes", "protocol")}
+    assert RunConfig.from_json(old, "x").morphemes == "features"
+    assert RunConfig.from_json(old, "x").split.protocol == "paradigms"
+    with pytest.raises(InputError, match="'max_length' is a JSON str, expected a int"):
+        RunConfig.from_json({**data, "max_length": "9"}, "x")

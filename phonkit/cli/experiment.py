@@ -147,7 +147,7 @@ def celex(
     columns: Columns = None,
     corpus_option: CorpusOptions = [],  # noqa: B006
     out: Annotated[
-        Path | None, typer.Option(help="Experiment directory [default: experiments/celex-LANG].")
+        Path | None, typer.Option(help="Experiment directory \\[default: experiments/celex-LANG].")
     ] = None,
     jobs: Jobs = 1,
     launcher: LauncherName = "local",

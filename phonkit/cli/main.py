@@ -6,7 +6,7 @@ import io
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import click
 import typer
@@ -34,6 +34,7 @@ from phonkit.cli.options import (
     Select,
     Transcribers,
     at_least_one,
+    in_flags,
     key_values,
     names,
     numbers,
@@ -64,7 +65,7 @@ def train(
     morphemes: Morphemes = DEFAULT_DECOMPOSITION,
     epochs: Epochs = TrainConfig.epochs,
     out: Annotated[
-        Path | None, typer.Option(help="Run directory [default: runs/CORPUS-LANG-VARIANT].")
+        Path | None, typer.Option(help="Run directory \\[default: runs/CORPUS-LANG-VARIANT].")
     ] = None,
     data_dir: DataDir = None,
     path: CorpusPath = None,
@@ -279,7 +280,7 @@ def evaluate(
     transcriber: Annotated[
         str | None,
         typer.Option(
-            help="Transcriber of the gold forms in FILE [default: the run's]; e.g. segments "
+            help="Transcriber of the gold forms in FILE \\[default: the run's]; e.g. segments "
             "for gold already written as space-separated segments."
         ),
     ] = None,
@@ -597,7 +598,8 @@ def main(argv: list[str] | None = None) -> None:
         # Outside standalone mode Click returns the code of a ``typer.Exit`` instead of
         # exiting with it (our commands themselves return None); Typer turns Ctrl-C that a
         # command did not catch into code 130.
-        code = app(args=argv, prog_name="phonkit", standalone_mode=False)
+        command = plain_flags(typer.main.get_command(app))
+        code = command.main(args=argv, prog_name="phonkit", standalone_mode=False)
         if code == INTERRUPTED:
             sys.exit(_interrupted())
         if isinstance(code, int) and code:
@@ -615,7 +617,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"phonkit: error: {_usage_message(error)}", file=sys.stderr)
         sys.exit(error.exit_code)
     except InputError as error:
-        print(f"phonkit: error: {error}", file=sys.stderr)
+        print(f"phonkit: error: {in_flags(error)}", file=sys.stderr)
         sys.exit(2)
     except PluginError as error:
         print(f"phonkit: plugin error: {error}", file=sys.stderr)
@@ -627,6 +629,21 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(0)
     except KeyboardInterrupt:
         sys.exit(_interrupted())
+
+
+def plain_flags(command: Any) -> Any:
+    """Switches (``--ipa``, ``--force``, ``--help``) take no value: their help shows no
+    ``<bool>`` type, as options with a value show theirs. For the Click ``command`` (Typer's
+    own copy of Click, or Click) and its subcommands."""
+    for param in command.params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    help_option = command.get_help_option(command.context_class(command))
+    if help_option is not None and help_option.metavar is None:
+        help_option.metavar = ""
+    for subcommand in getattr(command, "commands", {}).values():
+        plain_flags(subcommand)
+    return command
 
 
 def _usage_message(error: Exception) -> str:

@@ -63,7 +63,9 @@ MaxEntries = Annotated[
 ]
 Metrics = Annotated[
     str | None,
-    typer.Option(help="Metrics scored at the end, comma-separated [default: every installed one]."),
+    typer.Option(
+        help="Metrics scored at the end, comma-separated \\[default: every installed one]."
+    ),
 ]
 Morphemes = Annotated[
     str,
@@ -78,6 +80,36 @@ Select = Annotated[
 ]
 FitSteps = Annotated[int, typer.Option(help="Gradient steps fitting the UFs of new lemmas.")]
 FitLr = Annotated[float, typer.Option(help="Adam learning rate of that fit.")]
+
+
+#: The option (or words) that gives each setting a library error may name.
+FLAGS = {
+    "training.epochs": "--epochs",
+    "training.batch_size": "--batch-size",
+    "training.lr": "--lr",
+    "training.min_lr": "--set min_lr",
+    "training.patience": "--patience",
+    "training.prior_weight": "--prior-weight",
+    "training.uf_lr_scale": "--uf-lr-scale",
+    "training.seed": "--seed",
+    "model.dim": "--dim",
+    "model.dropout": "--dropout",
+    "model.sigma": "--sigma",
+    "model.init_scale": "--init-scale",
+    "fit.steps": "--fit-steps",
+    "fit.lr": "--fit-lr",
+    "fit.prior_weight": "the prior weight of the fit",
+    "device": "--device",
+}
+
+
+def in_flags(error: InputError) -> InputError:
+    """A library error in the command line's words: the setting it names becomes the option
+    that gives it (``training.lr must be ...`` -> ``--lr must be ...``)."""
+    flag = FLAGS.get(error.setting or "")
+    if flag is None:
+        return error
+    return InputError(error.message.replace(error.setting or "", flag), error.where)
 
 
 def at_least_one(**options: int | None) -> None:

@@ -35,7 +35,7 @@ RunSource = Annotated[
 ]
 CorpusName = Annotated[
     str | None,
-    typer.Option(help="Corpus reader (see phonkit corpora) [default: sample, without -m]."),
+    typer.Option(help="Corpus reader (see phonkit corpora) \\[default: sample, without -m]."),
 ]
 Lang = Annotated[str | None, typer.Option(help="ISO 639-3 language code.")]
 MorphemesOption = Annotated[
@@ -43,7 +43,7 @@ MorphemesOption = Annotated[
     typer.Option(
         "--morphemes",
         help="How words split into morphemes, for morphemes per word: features, bundle or a "
-        "plugin's [default: bundle, as train; with -m: the run's].",
+        "plugin's \\[default: bundle, as train; with -m: the run's].",
     ),
 ]
 StatsPlot = Annotated[
@@ -169,7 +169,7 @@ def stats(
 def paradigm(
     model: RunDir,
     lemmas: Annotated[
-        list[str] | None, typer.Argument(help="Lemmas [default: the lemmas of --known].")
+        list[str] | None, typer.Argument(help="Lemmas \\[default: the lemmas of --known].")
     ] = None,
     known: Annotated[
         Path | None,

@@ -16,7 +16,10 @@ def choose_device(name: str) -> torch.device:
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if name == "cuda" and not torch.cuda.is_available():
-        raise InputError("--device cuda: no CUDA GPU is available here (use --device cpu or auto)")
+        raise InputError(
+            "device cuda: no CUDA GPU is available here (use device cpu or auto)",
+            setting="device",
+        )
     if name not in ("cpu", "cuda"):
         raise InputError(f"unknown device {name!r}; use auto, cpu or cuda")
     return torch.device(name)

@@ -39,10 +39,11 @@ class FitConfig:
         check_ranges(
             self,
             {
-                "steps": Range("--fit-steps", 0, whole=True),
-                "lr": Range("--fit-lr", 0, 1, above=True),
-                "prior_weight": Range("the prior weight of the fit", 0),
+                "steps": Range(0, whole=True),
+                "lr": Range(0, 1, above=True),
+                "prior_weight": Range(0),
             },
+            "fit",
         )
 
 

@@ -29,17 +29,17 @@ class ModelConfig:
     init_scale: float = 0.3  # std of the initial morpheme vectors (the prior stays N(0, I))
 
     def __post_init__(self) -> None:
-        check_ranges(self, MODEL_RANGES)
+        check_ranges(self, MODEL_RANGES, "model")
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
 MODEL_RANGES = {
-    "dim": Range("--dim", 1, whole=True),
-    "dropout": Range("--dropout", 0, 1, below=True),
-    "sigma": Range("--sigma", 0),
-    "init_scale": Range("--init-scale", 0),
+    "dim": Range(1, whole=True),
+    "dropout": Range(0, 1, below=True),
+    "sigma": Range(0),
+    "init_scale": Range(0),
 }
 
 

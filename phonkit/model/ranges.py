@@ -4,8 +4,9 @@ A learning rate of ``nan`` or ``-1``, or a dropout of 2, does not fail where it 
 trains a model of NaNs or fills gaps with ``<pad><pad>…``. The settings dataclasses
 (:class:`~phonkit.model.phonology.ModelConfig`, :class:`~phonkit.model.training.TrainConfig`,
 :class:`~phonkit.model.fitting.FitConfig`) check their fields against these ranges in
-``__post_init__``, so a bad value from the command line, ``--set KEY=VALUE`` or a
-``config.json`` is one line naming the option, before any work is done.
+``__post_init__``, so a bad value from the command line, ``--set KEY=VALUE``, Python or a
+``config.json`` is one line naming the setting (``training.lr``; the command line writes the
+option that gives it, ``--lr``), before any work is done.
 """
 
 from __future__ import annotations
@@ -18,9 +19,8 @@ from phonkit.errors import InputError
 
 @dataclass(frozen=True)
 class Range:
-    """Allowed values of one setting, and the option that sets it (for the message)."""
+    """Allowed values of one setting."""
 
-    option: str
     low: float = -math.inf
     high: float = math.inf
     above: bool = False  # ``low`` itself is not allowed
@@ -48,10 +48,13 @@ class Range:
         return not (value > self.high or (self.below and value == self.high))
 
 
-def check_ranges(settings: object, ranges: dict[str, Range]) -> None:
+def check_ranges(settings: object, ranges: dict[str, Range], group: str) -> None:
     """Each named field of ``settings`` must be in its range: the first that is not is an
-    :class:`InputError` naming its option."""
+    :class:`InputError` naming the setting as ``group.field`` (``training.lr``)."""
     for field, allowed in ranges.items():
         value = getattr(settings, field)
         if not allowed.admits(value):
-            raise InputError(f"{allowed.option} must be {allowed.describe()}, not {value!r}")
+            setting = f"{group}.{field}"
+            raise InputError(
+                f"{setting} must be {allowed.describe()}, not {value!r}", setting=setting
+            )

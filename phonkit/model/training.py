@@ -33,21 +33,21 @@ class TrainConfig:
     seed: int = 1
 
     def __post_init__(self) -> None:
-        check_ranges(self, TRAIN_RANGES)
+        check_ranges(self, TRAIN_RANGES, "training")
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
 TRAIN_RANGES = {
-    "epochs": Range("--epochs", 1, whole=True),
-    "batch_size": Range("--batch-size", 1, whole=True),
-    "lr": Range("--lr", 0, 1, above=True),
-    "min_lr": Range("--set min_lr", 0),
-    "patience": Range("--patience", 0, whole=True),
-    "prior_weight": Range("--prior-weight", 0),
-    "uf_lr_scale": Range("--uf-lr-scale", 0, above=True),
-    "seed": Range("--seed", whole=True),
+    "epochs": Range(1, whole=True),
+    "batch_size": Range(1, whole=True),
+    "lr": Range(0, 1, above=True),
+    "min_lr": Range(0),
+    "patience": Range(0, whole=True),
+    "prior_weight": Range(0),
+    "uf_lr_scale": Range(0, above=True),
+    "seed": Range(whole=True),
 }
 
 
