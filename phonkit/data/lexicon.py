@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import random
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from phonkit.data.tsv import read_rows
 from phonkit.errors import InputError, at
+
+Item = TypeVar("Item")
 
 PAD, BOS, EOS, UNK = "<pad>", "<s>", "</s>", "<unk>"
 RESERVED = (PAD, BOS, EOS, UNK)
@@ -106,17 +109,24 @@ class Lexicon:
         """At most ``limit`` entries, taken as whole paradigms of lemmas in a seeded random
         order, so that paradigm completion still has paradigms to complete (the paradigm
         that reaches the limit is cut short)."""
-        paradigms: dict[str, list[Entry]] = {}
-        for entry in self.entries:
-            paradigms.setdefault(entry.lemma, []).append(entry)
-        lemmas = sorted(paradigms)
+        grouped = paradigms(self.entries, lambda entry: entry.lemma)
+        lemmas = sorted(grouped)
         random.Random(f"cap:{seed}").shuffle(lemmas)
         kept: list[Entry] = []
         for lemma in lemmas:
             if len(kept) >= limit:
                 break
-            kept.extend(paradigms[lemma][: limit - len(kept)])
+            kept.extend(grouped[lemma][: limit - len(kept)])
         return Lexicon(kept, self.name, self.notes)
+
+
+def paradigms(items: Iterable[Item], lemma: Callable[[Item], str]) -> dict[str, list[Item]]:
+    """The paradigms of ``items`` (entries, examples...): the items of each lemma, lemmas in
+    the order they first come, items in input order."""
+    found: dict[str, list[Item]] = {}
+    for item in items:
+        found.setdefault(lemma(item), []).append(item)
+    return found
 
 
 ROLES = ("lemma", "form", "features", "count")

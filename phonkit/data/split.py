@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from phonkit.data.encoding import Example
-from phonkit.data.lexicon import Entry
+from phonkit.data.lexicon import Entry, paradigms
 from phonkit.errors import InputError
 
 
@@ -76,13 +76,11 @@ def unseen_lemmas(
     other lemmas are split train/dev by :func:`paradigm_completion`, so the dev set that
     guides training measures what training can learn (the cells of known lemmas). A test
     lemma with a feature absent from train moves to train whole."""
-    paradigms: dict[str, list[Example]] = {}
-    for example in examples:
-        paradigms.setdefault(example.entry.lemma, []).append(example)
-    lemmas = list(paradigms)
+    grouped = paradigms(examples, lambda example: example.entry.lemma)
+    lemmas = list(grouped)
     random.Random(seed).shuffle(lemmas)
     n_known = round(len(lemmas) * sum(fractions))
-    known = [example for lemma in lemmas[:n_known] for example in paradigms[lemma]]
+    known = [example for lemma in lemmas[:n_known] for example in grouped[lemma]]
     share = fractions[0] / sum(fractions)
     split = paradigm_completion(known, seed, (share, 1 - share))
     train, dev = split.train, split.dev + split.test  # the remainder is rounding: dev
@@ -90,7 +88,7 @@ def unseen_lemmas(
     test: list[Example] = []
     moved = split.moved
     for lemma in lemmas[n_known:]:
-        paradigm = paradigms[lemma]
+        paradigm = grouped[lemma]
         needed = {m for example in paradigm for m in example.morphemes[1:]}
         if features.issuperset(needed):
             test.extend(paradigm)

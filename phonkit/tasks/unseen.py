@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import torch
 
 from phonkit.data.encoding import Example
+from phonkit.data.lexicon import paradigms
 from phonkit.model.device import autocast
 from phonkit.model.factory import load_model
 from phonkit.model.fitting import FitConfig, fit_lemmas
@@ -36,13 +37,11 @@ class Reveal:
 def reveal(examples: Sequence[Example], known: int, seed: int) -> Reveal:
     """Reveal ``known`` random cells of each lemma. Each lemma's cells are shuffled by a seed
     of its own, so the cells revealed for K are among those revealed for any larger K."""
-    paradigms: dict[str, list[Example]] = {}
-    for example in examples:
-        paradigms.setdefault(example.entry.lemma, []).append(example)
+    grouped = paradigms(examples, lambda example: example.entry.lemma)
     evidence: list[Example] = []
     held_out: list[Example] = []
     too_small = 0
-    for lemma, cells in paradigms.items():
+    for lemma, cells in grouped.items():
         if len(cells) <= known:
             too_small += 1
             continue
@@ -50,7 +49,7 @@ def reveal(examples: Sequence[Example], known: int, seed: int) -> Reveal:
         random.Random(f"{seed}:{lemma}").shuffle(order)
         evidence += order[:known]
         held_out += order[known:]
-    return Reveal(known, evidence, held_out, len(paradigms) - too_small, too_small)
+    return Reveal(known, evidence, held_out, len(grouped) - too_small, too_small)
 
 
 def baseline_for(run: Run) -> tuple[EditBaseline, dict[str, tuple[str, ...]]]:
