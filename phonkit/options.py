@@ -129,12 +129,24 @@ def configure(
             if key in config.__dataclass_fields__:
                 kind = type(getattr(config, key))
                 try:
-                    changes[number][key] = kind(text)
+                    changes[number][key] = truth(text) if kind is bool else kind(text)
                 except ValueError:
-                    what = {int: "a whole number", float: "a number"}.get(kind, kind.__name__)
+                    what = {int: "a whole number", float: "a number", bool: "true or false"}.get(
+                        kind, kind.__name__
+                    )
                     raise InputError(f"--set {key}={text}: {key} takes {what}") from None
                 break
         else:
             known = sorted({*model.__dataclass_fields__, *training.__dataclass_fields__} - {"seed"})
             raise InputError(f"--set: unknown setting {key!r}; settings: {', '.join(known)}")
     return replace(model, **changes[0]), replace(training, **changes[1])
+
+
+def truth(text: str) -> bool:
+    """``true``/``false`` (also 1/0, yes/no, on/off) of a ``--set`` switch."""
+    value = text.strip().lower()
+    if value in ("true", "1", "yes", "on"):
+        return True
+    if value in ("false", "0", "no", "off"):
+        return False
+    raise ValueError(text)

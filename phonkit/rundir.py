@@ -209,9 +209,21 @@ class Run:
         check_config(config, self.path / "config.json")
         vocabularies = self.vocabularies()
         variant = lookup("models", config["variant"])
-        return variant(
-            len(vocabularies.symbols), len(vocabularies.morphemes), ModelConfig(**config["model"])
-        )
+        settings = ModelConfig(**config["model"])
+        if settings.lemma_encoder:
+            from phonkit.lemma_encoder import attach_speller, with_lemma_encoder
+
+            variant = with_lemma_encoder(variant)
+        model = variant(len(vocabularies.symbols), len(vocabularies.morphemes), settings)
+        if settings.lemma_encoder:
+            transcriber, lang = self.transcriber(), config["lang"] or ""
+            attach_speller(
+                model,
+                lambda lemmas: transcriber.transcribe(lang, list(lemmas)),
+                vocabularies.morphemes,
+                vocabularies.symbols,
+            )
+        return model
 
     def load_model(self, device: torch.device) -> Phonology:
         model = self.build_model()
