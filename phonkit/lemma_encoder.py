@@ -170,9 +170,7 @@ def with_lemma_encoder(variant: type[Phonology]) -> type[Phonology]:
             blank = (spelling == PAD_ID) & spelled[:, None]
             attention = scores.masked_fill(blank[:, None, :], float("-inf")).softmax(-1)
             read = torch.einsum("btl,bld->btd", attention.to(values.dtype), values)
-            gate = (
-                self.copy_gate_state(states) + self.copy_gate_read(read) + gate_form
-            ).float()
+            gate = (self.copy_gate_state(states) + self.copy_gate_read(read) + gate_form).float()
             copied = torch.zeros_like(generated).scatter_add_(
                 -1, spelling[:, None, :].expand(-1, attention.shape[1], -1), attention
             )

@@ -117,9 +117,7 @@ def test_unknown_characters_in_a_new_lemma_do_not_crash(cli, encoder_run):
     model = Run.open(encoder_run).load_model(torch.device("cpu"))
     vocabularies = Run.open(encoder_run).vocabularies()
     fit_lemmas(model, vocabularies, new_paradigm(Run.open(encoder_run), "☃☃☃", [(bundle, form)]))
-    extended = Vocabularies(
-        vocabularies.symbols, vocabularies.morphemes.extended(["lemma:☃☃☃"])
-    )
+    extended = Vocabularies(vocabularies.symbols, vocabularies.morphemes.extended(["lemma:☃☃☃"]))
     snowmen = model.spellings[extended.morphemes.index["lemma:☃☃☃"]]
     assert snowmen[:3].tolist() == [3, 3, 3]  # <unk>, the encoder's own input for them
 
