@@ -71,7 +71,7 @@ def main() -> None:
     parser.add_argument("--score-only", action="store_true", help="reuse the predictions")
     args = parser.parse_args()
 
-    run = Run.open(args.model)
+    run = Run.open(args.model, finished=False)  # only its split is read: it may still train
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     write_split(run, "train", work / "train.tsv")
