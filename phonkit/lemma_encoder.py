@@ -141,6 +141,15 @@ def with_lemma_encoder(variant: type[Phonology]) -> type[Phonology]:
             self._vectors = (morphemes, vectors)
             return vectors
 
+        @torch.no_grad()
+        def underlying_vectors(self) -> Tensor:
+            """Every morpheme's vector as the model uses it (no dropout): ``mu(lemma) + r``
+            for lemmas, ``m_i`` for features; what ``phonkit uf`` shows."""
+            ids = torch.arange(self.spellings.shape[0], device=self.spellings.device)
+            return torch.cat(
+                [self.morpheme_vectors(chunk[:, None])[:, 0] for chunk in ids.split(1024)]
+            )
+
         # -- the copy distribution ------------------------------------------------------------
         def context(self, morphemes: Tensor) -> Any:
             spelling, states, spelled = self.read_lemmas(morphemes)

@@ -13,6 +13,7 @@ import torch
 from rapidfuzz import fuzz, process
 
 from phonkit.errors import InputError
+from phonkit.lemma_encoder import has_lemma_encoder
 from phonkit.lexicon import FEATURE, LEMMA
 from phonkit.rundir import Run
 from phonkit.vowels import ATTRIBUTES, VOWELS, attributes
@@ -36,7 +37,13 @@ class Inventory:
         names = run.vocabularies().morphemes.to_json()
         counts = Counter(m for example in run.examples("train") for m in example.morphemes)
         # through the model, so that damaged or mismatched weights are one clear error
-        weights = run.load_model(torch.device("cpu")).morphemes.weight.detach()
+        model = run.load_model(torch.device("cpu"))
+        # with the lemma encoder a lemma's UF is its residual plus the mean its spelling gives
+        weights = (
+            model.underlying_vectors()
+            if has_lemma_encoder(model)
+            else model.morphemes.weight.detach()
+        )
         reserved = weights.shape[0] - len(names)
         config = run.config
         title = f"{config.get('corpus', '?')}/{config.get('lang') or '-'} {config['variant']}"

@@ -130,3 +130,17 @@ def test_evaluate_unseen_lemmas_with_the_encoder(cli, encoder_run):
     metrics = {tuple(row.split("\t")[:3]): row.split("\t")[3] for row in result.out.splitlines()}
     assert 0 <= float(metrics["1", "model", "acc"]) <= 100
     assert float(metrics["1", "model", "nll"]) > 0
+
+
+def test_uf_shows_lemma_vectors_with_the_mean_of_their_spelling(encoder_run):
+    from phonkit.underlying_forms import Inventory
+
+    run = Run.open(encoder_run)
+    inventory = Inventory.of(run)
+    residuals = run.load_model(torch.device("cpu")).morphemes.weight.detach()
+    residuals = residuals[-len(inventory.morphemes) :].numpy()
+    stems = [n for n, kind in enumerate(inventory.kinds) if kind == "stem"]
+    features = [n for n, kind in enumerate(inventory.kinds) if kind == "feature"]
+    assert stems and features
+    assert abs(inventory.vectors[stems] - residuals[stems]).max() > 1e-3
+    assert abs(inventory.vectors[features] - residuals[features]).max() < 1e-6
