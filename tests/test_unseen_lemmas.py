@@ -98,6 +98,7 @@ def test_unseen_symbols_and_conflicting_cells_are_warned_not_dropped(cli, traine
     result = cli("predict", "-m", str(trained_run), "--fit-steps", "5", stdin=stdin.encode())
     assert result.code == 0, result.err
     assert "1 known forms of new lemmas have symbols the model never saw" in result.err
+    assert "(the first: <stdin>:3: 'Ж')" in result.err
     assert "1 lemma and feature pairs have different known forms" in result.err
     assert "to 2 known forms" in result.err  # both conflicting cells, not the unseen one
     rows = [line.split("\t") for line in result.out.splitlines()]

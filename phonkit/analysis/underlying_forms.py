@@ -16,6 +16,7 @@ from phonkit.analysis.vowels import ATTRIBUTES, VOWELS, attributes
 from phonkit.data.lexicon import FEATURE, LEMMA
 from phonkit.errors import InputError
 from phonkit.model.factory import load_model
+from phonkit.model.lemma_encoder import has_lemma_encoder
 from phonkit.run.directory import Run
 
 KINDS = {"stem": LEMMA, "feature": FEATURE}
@@ -37,7 +38,13 @@ class Inventory:
         names = run.vocabularies().morphemes.to_json()
         counts = Counter(m for example in run.examples("train") for m in example.morphemes)
         # through the model, so that damaged or mismatched weights are one clear error
-        weights = load_model(run, torch.device("cpu")).morphemes.weight.detach()
+        model = load_model(run, torch.device("cpu"))
+        # with the lemma encoder a lemma's UF is its residual plus the mean its spelling gives
+        weights = (
+            model.underlying_vectors()
+            if has_lemma_encoder(model)
+            else model.morphemes.weight.detach()
+        )
         reserved = weights.shape[0] - len(names)
         config = run.config
         title = f"{config.data.corpus}/{config.lang or '-'} {config.variant}"

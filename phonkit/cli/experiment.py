@@ -285,7 +285,7 @@ def _settings(base) -> dict:
     return {
         "transcriber": base.transcriber,
         "morphemes": base.morphemes,
-        "model": asdict(base.model),
+        "model": base.model.to_json(),
         "training": training,
         "max_entries": base.max_entries,
         "metrics": base.metrics,

@@ -107,6 +107,14 @@ def train(
     init_scale: Annotated[
         float, typer.Option(help="Std of the initial morpheme vectors.")
     ] = ModelConfig.init_scale,
+    lemma_encoder: Annotated[
+        bool,
+        typer.Option(
+            "--lemma-encoder",
+            help="Read each lemma's spelling: a BiLSTM gives the prior mean of its underlying "
+            "form and a copy distribution over its symbols (for new lemmas; docs/method.md).",
+        ),
+    ] = ModelConfig.lemma_encoder,
     uf_lr_scale: Annotated[
         float, typer.Option(help="Learning rate of morpheme vectors relative to --lr.")
     ] = TrainConfig.uf_lr_scale,
@@ -158,7 +166,13 @@ def train(
             draw=draw,
             max_entries=max_entries,
             metrics=names(metrics, "--metrics") if metrics else None,
-            model=ModelConfig(dim=dim, dropout=dropout, sigma=sigma, init_scale=init_scale),
+            model=ModelConfig(
+                dim=dim,
+                dropout=dropout,
+                sigma=sigma,
+                init_scale=init_scale,
+                lemma_encoder=lemma_encoder,
+            ),
             training=TrainConfig(
                 epochs=epochs,
                 batch_size=batch_size,

@@ -169,3 +169,13 @@ def configure(
             known = sorted({*model.__dataclass_fields__, *training.__dataclass_fields__} - {"seed"})
             raise InputError(f"--set: unknown setting {key!r}; settings: {', '.join(known)}")
     return replace(model, **changes[0]), replace(training, **changes[1])
+
+
+def truth(text: str) -> bool:
+    """``true``/``false`` (also 1/0, yes/no, on/off) of a ``--set`` switch."""
+    value = text.strip().lower()
+    if value in ("true", "1", "yes", "on"):
+        return True
+    if value in ("false", "0", "no", "off"):
+        return False
+    raise ValueError(text)

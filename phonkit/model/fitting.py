@@ -21,6 +21,7 @@ from torch import Tensor, nn
 
 from phonkit.data.encoding import Encoded, Example, Vocabularies, bucketed_batches, encode
 from phonkit.data.lexicon import LEMMA, PAD_ID
+from phonkit.model.lemma_encoder import COPY_STATE_LAYERS, has_lemma_encoder
 from phonkit.model.phonology import Phonology
 from phonkit.model.ranges import Range, check_ranges
 
@@ -82,7 +83,8 @@ class Remembering(nn.Module):
         return seen[1]
 
 
-STATE_LAYERS = ("from_state", "bilinear")  # layers of Phonology and Attending fed the states
+# Layers of Phonology, Attending and the lemma encoder's copy that are fed only the states.
+STATE_LAYERS = ("from_state", "bilinear", *COPY_STATE_LAYERS)
 
 
 class Adam:
@@ -130,6 +132,11 @@ def fit_lemmas(
     extended = Vocabularies(vocabularies.symbols, vocabularies.morphemes.extended(lemmas))
     trained = model.morphemes.weight.detach()
     start = trained[_lemma_ids(vocabularies)].mean(0)  # a typical lemma
+    if has_lemma_encoder(model):
+        # The vector is a residual on the prior mean read from the lemma's spelling: start
+        # from that mean (residual 0, which training also shows the model).
+        model.spell(extended.morphemes, extended.symbols)
+        start = torch.zeros_like(start)
     device = trained.device
     model.morphemes = ExtendedMorphemes(trained, start, len(lemmas)).to(device)
     model.eval()

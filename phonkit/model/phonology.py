@@ -16,6 +16,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from phonkit.data.lexicon import BOS_ID, PAD_ID
+from phonkit.errors import InputError
 from phonkit.model.ranges import Range, check_ranges
 
 
@@ -27,12 +28,23 @@ class ModelConfig:
     dropout: float = 0.2
     sigma: float = 0.03  # scale of the reparameterised noise on underlying forms (training only)
     init_scale: float = 0.3  # std of the initial morpheme vectors (the prior stays N(0, I))
+    lemma_encoder: bool = False  # the lemma's spelling informs its UF and is copied
 
     def __post_init__(self) -> None:
         check_ranges(self, MODEL_RANGES, "model")
+        if not isinstance(self.lemma_encoder, bool):
+            raise InputError(
+                f"model.lemma_encoder must be true or false, not {self.lemma_encoder!r}",
+                setting="model.lemma_encoder",
+            )
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """The settings; ``lemma_encoder`` only when on, so that runs and experiments made
+        before it existed (which read as off) keep the same settings."""
+        settings = asdict(self)
+        if not self.lemma_encoder:
+            del settings["lemma_encoder"]
+        return settings
 
 
 MODEL_RANGES = {

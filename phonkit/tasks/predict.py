@@ -176,6 +176,7 @@ class Evidence:
     unpredictable: list[tuple[int, str]]  # the cell's index and why
     unseen_symbols: int = 0  # known forms of new lemmas with symbols the model never saw
     conflicts: int = 0  # lemma and feature pairs with different known forms
+    first_unseen: tuple[int, str] | None = None  # the first such form's line and symbol
 
 
 def gather_evidence(
@@ -195,7 +196,7 @@ def gather_evidence(
         for number, cell in enumerate(cells)
         if (unknown := [m for m in decomposition.morphemes(cell.entry)[1:] if m not in morphemes])
     }
-    examples, unseen_symbols = [], 0
+    examples, unseen_symbols, first_unseen = [], 0, None
     forms: dict[tuple[str, str], set[str]] = defaultdict(set)
     for number, cell in enumerate(cells):
         if cell.gap or number in unknown_features:
@@ -208,6 +209,9 @@ def gather_evidence(
             examples.append(Example(entry, surfaces[number], decomposition.morphemes(entry)))
         else:
             unseen_symbols += 1
+            if first_unseen is None:
+                symbol = next(s for s in surfaces[number] if s not in symbols)
+                first_unseen = (cell.line, symbol)
     fitted = {example.entry.lemma for example in examples}
     unpredictable = []
     for number, cell in enumerate(cells):
@@ -222,7 +226,7 @@ def gather_evidence(
             )
             unpredictable.append((number, why))
     conflicts = sum(len(f) > 1 for f in forms.values())
-    return Evidence(examples, unpredictable, unseen_symbols, conflicts)
+    return Evidence(examples, unpredictable, unseen_symbols, conflicts, first_unseen)
 
 
 def check_predictable(evidence: Evidence, cells: Sequence[Cell], name: str, skip: bool) -> set[int]:
@@ -248,6 +252,7 @@ class Tally:
     rows_out: int = 0
     last_line: int = 0
     unseen_symbols: int = 0
+    unseen_example: str = ""  # FILE:LINE and symbol of the first of them
     conflicts: int = 0
     skipped: int = 0
     skipped_why: str = ""
@@ -337,6 +342,9 @@ class Predictor:
         tally.rows_out += len(outputs)
         tally.last_line = cells[-1].line if cells else tally.last_line
         tally.unseen_symbols += evidence.unseen_symbols
+        if evidence.first_unseen and not tally.unseen_example:
+            line, symbol = evidence.first_unseen
+            tally.unseen_example = f"{name}:{line}: {symbol!r}"
         tally.conflicts += evidence.conflicts
         if skipped:
             tally.skipped += len(skipped)
@@ -374,7 +382,7 @@ class Predictor:
             say(
                 f"warning: {tally.unseen_symbols:,} known forms of new lemmas have symbols the "
                 "model never saw; their lemmas' underlying forms are fitted on the other known "
-                "forms"
+                f"forms (the first: {tally.unseen_example})"
             )
         if tally.conflicts:
             say(

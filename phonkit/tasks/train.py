@@ -17,7 +17,7 @@ from phonkit.data.split import PROTOCOLS, Split, has_counts
 from phonkit.data.tsv import format_rows, write_atomic
 from phonkit.errors import InputError
 from phonkit.model.device import check_precision, choose_device, resolve_precision
-from phonkit.model.factory import build_model, load_model
+from phonkit.model.factory import load_model, run_model
 from phonkit.model.phonology import ModelConfig
 from phonkit.model.training import (
     Checkpoint,
@@ -177,7 +177,7 @@ def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, f
     vocabularies = run.vocabularies()
     train = encode(run.examples("train"), vocabularies)
     dev = encode(run.examples("dev"), vocabularies)
-    model = build_model(config.variant, config.model, vocabularies)
+    model = run_model(run)
     trainer = Trainer(
         model, train, dev, training, device, config.max_length, keeper(run), str(run.path)
     )
