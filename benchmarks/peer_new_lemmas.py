@@ -24,10 +24,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from phonkit.metrics import Scored
 from phonkit.plugins import registry
-from phonkit.rundir import Run
-from phonkit.unseen import reveal
+from phonkit.run.directory import Run
+from phonkit.tasks.metrics import Scored
+from phonkit.tasks.unseen import reveal
 
 CONFIG = """\
 model:

@@ -8,16 +8,16 @@ import pytest
 import torch
 
 from conftest import TINY, sample_lines
+from phonkit.cli.options import configure
 from phonkit.data.encoding import Example, Vocabularies, encode, encode_morphemes
+from phonkit.data.lexicon import Entry
 from phonkit.errors import InputError
+from phonkit.model.factory import load_model
 from phonkit.model.fitting import FitConfig, fit_lemmas
 from phonkit.model.lemma_encoder import has_lemma_encoder
-from phonkit.data.lexicon import Entry
-from phonkit.cli.options import configure
 from phonkit.model.phonology import ModelConfig
-from phonkit.model.factory import load_model
-from phonkit.run.directory import Run
 from phonkit.model.training import TrainConfig
+from phonkit.run.directory import Run
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +134,7 @@ def test_evaluate_unseen_lemmas_with_the_encoder(cli, encoder_run):
 
 
 def test_uf_shows_lemma_vectors_with_the_mean_of_their_spelling(encoder_run):
-    from phonkit.underlying_forms import Inventory
+    from phonkit.analysis.underlying_forms import Inventory
 
     run = Run.open(encoder_run)
     inventory = Inventory.of(run)
