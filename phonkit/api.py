@@ -29,7 +29,7 @@ from phonkit.tasks.evaluate import evaluate as score_examples
 from phonkit.tasks.evaluate import selected_metrics
 from phonkit.tasks.metrics import Metric
 from phonkit.tasks.predict import Cell, PredictOptions, Predictor, gold_examples
-from phonkit.tasks.train import TrainRequest, start_run, train_run
+from phonkit.tasks.train import TrainRequest, default_run_dir, start_run, train_run
 
 #: A row given to :meth:`Model.predict`: lemma, features (``"N;PL"`` or a sequence), and the
 #: known form, or None (or ``""``) for a gap.
@@ -194,12 +194,13 @@ def load(run_dir: str | Path, device: str = "cpu", precision: str = "auto") -> M
 
 
 def train(
-    settings: TrainRequest | None = None, out: str | Path = "runs/phonkit", force: bool = False
+    settings: TrainRequest | None = None, out: str | Path | None = None, force: bool = False
 ) -> Model:
     """Train a model with ``settings`` (the defaults: the position-independent model on the
-    bundled Turkish sample) into the run directory ``out``, and load it."""
+    bundled Turkish sample) into the run directory ``out`` (as ``phonkit train``:
+    ``runs/CORPUS-LANG-VARIANT`` by default; ``force`` replaces a run there), and load it."""
     settings = settings or TrainRequest()
-    out = Path(out)
+    out = Path(out) if out is not None else default_run_dir(settings)
     with writing(out):
         Run.check_target(out, force)
         run = start_run(settings, out, force)

@@ -104,3 +104,21 @@ def test_every_variant_fits_the_underlying_form_of_a_new_lemma(variant):
         batch = encode(new, fitted).batch(torch.arange(2))
         totals.append(float(token_nll(model, *batch).sum()))
     assert totals[1] < 0.9 * totals[0]
+
+
+def test_the_trainer_hands_each_epoch_to_its_checkpoint_callback():
+    """The trainer stores nothing itself: after every epoch its callback gets the training
+    state, the weights when the epoch is the best so far, and the history."""
+    from phonkit.model.training import TrainConfig, Trainer
+
+    torch.manual_seed(0)
+    model, _, encoded = build("pi")
+    kept = []
+    config = TrainConfig(epochs=3, batch_size=4, lr=0.01)
+    trainer = Trainer(model, encoded, encoded, config, torch.device("cpu"), 9, kept.append)
+    trainer.fit(lambda: None, lambda record: None)
+    assert [len(c.history) for c in kept] == [1, 2, 3]
+    assert [c.state["epoch"] for c in kept] == [1, 2, 3]
+    for checkpoint in kept:
+        assert (checkpoint.best is not None) == checkpoint.history[-1].best
+    assert kept[0].best is not None and set(kept[0].best) == set(model.state_dict())

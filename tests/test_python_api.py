@@ -164,3 +164,12 @@ def test_run_configuration_round_trips_and_reads_old_runs(trained_run):
     assert RunConfig.from_json(old, "x").split.protocol == "paradigms"
     with pytest.raises(InputError, match="'max_length' is a JSON str, expected a int"):
         RunConfig.from_json({**data, "max_length": "9"}, "x")
+
+
+def test_train_puts_a_run_where_phonkit_train_would():
+    from phonkit.tasks.train import default_run_dir
+
+    assert default_run_dir(phonkit.TrainRequest()) == Path("runs/sample-tur-pi")
+    request = phonkit.CorpusRequest(path="data/my-lexicon.tsv")
+    job = phonkit.TrainRequest(corpus="tsv", request=request, variant="pd")
+    assert default_run_dir(job) == Path("runs/tsv-my-lexicon-pd")

@@ -136,7 +136,13 @@ def train(
     from phonkit.data.corpora import CorpusRequest
     from phonkit.progress import metrics_table, say
     from phonkit.run.directory import Run, writing
-    from phonkit.tasks.train import TrainRequest, choose_transcriber, start_run, train_run
+    from phonkit.tasks.train import (
+        TrainRequest,
+        choose_transcriber,
+        default_run_dir,
+        start_run,
+        train_run,
+    )
 
     at_least_one(
         epochs=epochs, batch_size=batch_size, dim=dim, k=k, draw=draw, max_entries=max_entries
@@ -186,7 +192,7 @@ def train(
             ),
             device=device,
         )
-        out = out or Path("runs") / f"{corpus}-{lang or Path(path or 'data').stem}-{variant}"
+        out = out or default_run_dir(job)
         with writing(out):
             Run.check_target(out, force)  # before the corpus is read
             run = start_run(job, out, force)

@@ -50,6 +50,15 @@ class TrainRequest:
     metrics: list[str] | None = None  # scored at the end; None: every installed metric
 
 
+def default_run_dir(job: TrainRequest) -> Path:
+    """Where a run goes when no directory is given: ``runs/CORPUS-LANG-VARIANT`` (the file
+    or dataset name for a corpus without a language; the sample's language is Turkish)."""
+    lang = job.request.lang or ("tur" if job.corpus == "sample" else None)
+    return (
+        Path("runs") / f"{job.corpus}-{lang or Path(job.request.path or 'data').stem}-{job.variant}"
+    )
+
+
 def choose_transcriber(corpus: str, transcriber: str, ipa: bool) -> str:
     """The transcriber asked for; with ``ipa``, the one that gives the corpus's forms in IPA:
     its own (a corpus reader may name one as ``ipa_transcriber``, e.g. CELEX's DISC table),
