@@ -348,6 +348,6 @@ def _settings_line(cells) -> str:
                 f"patience {training.patience}, precision {training.precision}, checkpoint "
                 f"by dev {training.select}"
                 + (f", at most {cap:,} entries per language" if cap else "")
-                + (", lemma encoder" if model.get("lemma_encoder") else "")
+                + (", lemma encoder" if model.lemma_encoder else "")
             )
     return "no finished runs yet"
