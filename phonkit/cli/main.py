@@ -35,6 +35,7 @@ from phonkit.cli.options import (
     Transcribers,
     at_least_one,
     in_flags,
+    in_options,
     key_values,
     names,
     numbers,
@@ -612,7 +613,7 @@ def main(argv: list[str] | None = None) -> None:
     from phonkit.plugins import PluginError, add_commands
     from phonkit.progress import show_messages
 
-    show_messages()  # the library logs; the command line shows its messages on stderr
+    show_messages(in_options)  # the library logs; the command line shows it on stderr
     try:
         add_commands(app)
         # Outside standalone mode Click returns the code of a ``typer.Exit`` instead of

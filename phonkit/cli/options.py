@@ -3,6 +3,8 @@ list-valued options (``1,2,4``, ``KEY=VALUE``)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
@@ -100,16 +102,61 @@ FLAGS = {
     "fit.lr": "--fit-lr",
     "fit.prior_weight": "the prior weight of the fit",
     "device": "--device",
+    "data.lang": "--lang",
+    "data.path": "--path",
+    "data.columns": "--columns",
+    "data.data_dir": "--data-dir",
+    "data.max_entries": "--max-entries",
+    "split.protocol": "--split",
+    "split.k": "--k",
+    "transcriber": "--transcriber",
+    "ipa": "--ipa",
+    "out": "--out",
+    "force": "--force",
+    "resume": "--resume",
+    "jobs": "--jobs",
+    "launcher.jobs": "-L jobs",
+    "langs": "--langs",
+    "column": "--column",
+    "bundle": "--bundle",
+    "known_cells": "--known",
+    "skip_unknown": "--skip-unknown",
+    "unseen_lemmas": "--unseen-lemmas",
 }
 
 
 def in_flags(error: InputError) -> InputError:
-    """A library error in the command line's words: the setting it names becomes the option
-    that gives it (``training.lr must be ...`` -> ``--lr must be ...``)."""
-    flag = FLAGS.get(error.setting or "")
-    if flag is None:
+    """A library error in the command line's words (:func:`in_options`); a ``where`` that is
+    one of its settings (a value of it is at fault) becomes the option, and only the place:
+    ``bundle: empty feature bundle`` -> ``--bundle: empty feature bundle``."""
+    flags = {setting: FLAGS[setting] for setting in error.settings if setting in FLAGS}
+    if not flags:
         return error
-    return InputError(error.message.replace(error.setting or "", flag), error.where)
+    where = flags.get(error.where or "", error.where)
+    named = [setting for setting in error.settings if setting != error.where]
+    return InputError(in_options(error.message, named), where)
+
+
+def in_options(message: str, settings: Sequence[str]) -> str:
+    """A library message in the command line's words: each of ``settings`` it names becomes
+    the option that gives it (``training.lr must be ...`` -> ``--lr must be ...``), and a
+    value written ``setting=VALUE`` becomes ``--option VALUE`` (``split.k=5`` -> ``--k 5``)."""
+    flags = {setting: FLAGS[setting] for setting in settings if setting in FLAGS}
+    if not flags:
+        return message
+    # One pass over every setting, longest first, so that a replacement is never replaced
+    # again (``launcher.jobs`` -> ``-L jobs``, not ``-L --jobs``); a setting is a whole
+    # name, not part of a longer one or of a path.
+    names = "|".join(re.escape(name) for name in sorted(flags, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w./\\-])({names})(?![\w])(=?)")
+
+    def option(match: re.Match[str]) -> str:
+        flag = flags[match.group(1)]
+        if not match.group(2):
+            return flag
+        return flag + ("=" if " " in flag else " ")  # ``--set min_lr=1``, ``--k 5``
+
+    return pattern.sub(option, message)
 
 
 def at_least_one(**options: int | None) -> None:

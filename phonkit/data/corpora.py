@@ -69,7 +69,7 @@ class CorpusRequest:
 
     def require_lang(self, corpus: str) -> str:
         if not self.lang:
-            raise InputError(f"corpus {corpus!r} needs --lang")
+            raise InputError(f"corpus {corpus!r} needs data.lang", setting="data.lang")
         return self.lang
 
 

@@ -122,7 +122,8 @@ class Disc(Transcriber):
         if lang not in TABLES:
             raise InputError(
                 f"the disc transcriber has DISC tables for {', '.join(TABLES)} only, "
-                f"not {lang!r} (use --lang)"
+                f"not {lang!r} (use data.lang)",
+                setting="data.lang",
             )
         table = TABLES[lang]
         results, unknown = [], {}

@@ -148,12 +148,15 @@ def parse_columns(spec: str) -> tuple[dict[str, str], int | None]:
             continue
         if role not in ROLES:
             raise InputError(
-                f"unknown column role {role!r} in --columns; roles: {', '.join(ROLES)}"
+                f"unknown column role {role!r} in data.columns; roles: {', '.join(ROLES)}",
+                setting="data.columns",
             )
         mapping[role] = column.strip() if column else str(position + 1)
     missing = [role for role in ("lemma", "form", "features") if role not in mapping]
     if missing:
-        raise InputError(f"--columns {spec!r} lacks {', '.join(missing)}")
+        raise InputError(
+            f"data.columns={spec!r} lacks {', '.join(missing)}", setting="data.columns"
+        )
     return mapping, len(items) if in_order else None
 
 
@@ -183,7 +186,8 @@ def read_tsv(path: Path, columns: str = UNIMORPH_COLUMNS, name: str | None = Non
         positions = {role: int(column) - 1 for role, column in mapping.items()}
     except ValueError:
         raise InputError(
-            f"--columns {columns!r}: TSV columns are roles in order or numbers"
+            f"data.columns={columns!r}: TSV columns are roles in order or numbers",
+            setting="data.columns",
         ) from None
     width = exact or max(positions.values()) + 1
     entries = []

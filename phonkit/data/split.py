@@ -110,7 +110,10 @@ def drawable(entries: Sequence[Entry], k: int, name: str = "") -> list[int]:
     if k > len(usable):
         what = "entries with a positive count" if weighted else "entries"
         of = f" of {name}" if name else ""
-        raise InputError(f"--k {k} is more than the {len(usable):,} {what}{of} there are to draw")
+        raise InputError(
+            f"split.k={k} is more than the {len(usable):,} {what}{of} there are to draw",
+            setting="split.k",
+        )
     return usable
 
 

@@ -26,7 +26,7 @@ class Transcriber:
 def read_words(stream: Iterable[bytes], name: str, column: int | None) -> list[str]:
     """Words to transcribe: each non-blank line, or its ``column``-th tab-separated field."""
     if column is not None and column < 1:
-        raise InputError(f"--column counts from 1, not {column}")
+        raise InputError(f"column counts from 1, not {column}", setting="column")
     words = []
     for number, line in decode_lines(stream, name):
         if not line.strip():

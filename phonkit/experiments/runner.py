@@ -62,7 +62,7 @@ def open_experiment(root: Path, kind: str, settings: dict[str, Any], force: bool
     kind of experiment with the same settings (so finished runs can be reused)."""
     manifest = {"kind": kind, "settings": settings}
     if root.exists() and not root.is_dir():
-        raise InputError(f"{root} is a file; --out needs a directory")
+        raise InputError(f"{root} is a file; out needs a directory", setting="out")
     if (root / MANIFEST).is_file():
         if force:
             shutil.rmtree(root)
@@ -72,7 +72,8 @@ def open_experiment(root: Path, kind: str, settings: dict[str, Any], force: bool
                 changed = _differences(found.get("settings", {}), settings)
                 raise InputError(
                     f"{root} holds a {found.get('kind')} experiment made with other settings "
-                    f"({changed}); choose another --out, or pass --force to start it over"
+                    f"({changed}); choose another out, or pass force to start it over",
+                    setting=("out", "force"),
                 )
     elif root.is_dir() and any(root.iterdir()):
         raise InputError(f"{root} is not empty and holds no phonkit experiment")

@@ -48,7 +48,7 @@ def languages(spec: str, data_dir: Path | None) -> dict[str, str]:
         else [code.strip() for code in spec.split(",") if code.strip()]
     )
     if not wanted:
-        raise InputError("--langs needs ISO 639-3 codes separated by commas, or all")
+        raise InputError("langs needs ISO 639-3 codes separated by commas, or all", setting="langs")
     found = {lang: source(lang, data_dir) for lang in dict.fromkeys(wanted)}
     missing = [lang for lang, corpus in found.items() if corpus is None]
     if missing:

@@ -230,9 +230,10 @@ class Trainer:
         kept = f"epoch {self.epoch} is kept" if self.epoch else "no epoch was kept"
         raise InputError(
             f"training diverged in epoch {self.epoch + 1}: the {which} loss is {value}; "
-            f"{kept} and the run is unfinished; train it again with a lower --lr "
-            f"(it was {self.config.lr:g}) and --force",
+            f"{kept} and the run is unfinished; train it again with a lower training.lr "
+            f"(it was {self.config.lr:g}) and force",
             self.where,
+            ("training.lr", "force"),
         )
 
     def fit(self, advance: Callable[[], None], report: Callable[[EpochRecord], None]) -> None:

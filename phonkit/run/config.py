@@ -143,7 +143,9 @@ class RunConfig:
             try:
                 settings[key] = kind(**config[key])
             except InputError as error:
-                raise InputError(f"{key} settings: {error.message}", where, error.setting) from None
+                raise InputError(
+                    f"{key} settings: {error.message}", where, error.settings
+                ) from None
         request = config.get("corpus_request") or {}
         return cls(
             variant=config["variant"],

@@ -80,15 +80,18 @@ class Run:
         """Whether a new run in ``path`` replaces one there (with ``force``); an error if it
         would replace a run without ``force``, or anything that is not a run."""
         if path.exists() and not path.is_dir():
-            raise InputError(f"{path} is a file; --out needs a directory")
+            raise InputError(f"{path} is a file; out needs a directory", setting="out")
         contents = path.is_dir() and any(c.name != LOCK_NAME for c in path.iterdir())
         if not contents:
             return False
         if not (path / "config.json").is_file():
-            raise InputError(f"{path} is not empty and holds no phonkit run; choose another --out")
+            raise InputError(
+                f"{path} is not empty and holds no phonkit run; choose another out", setting="out"
+            )
         if not force:
             raise InputError(
-                f"{path} already holds a run; pass --force to replace it, or --resume to go on"
+                f"{path} already holds a run; pass force to replace it, or resume to go on",
+                setting=("force", "resume"),
             )
         return True
 

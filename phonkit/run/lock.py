@@ -97,7 +97,7 @@ class RunLock:
             held.count += 1
             return
         if self.path.exists() and not self.path.is_dir():
-            raise InputError(f"{self.path} is a file; --out needs a directory")
+            raise InputError(f"{self.path} is a file; out needs a directory", setting="out")
         created = [self.path, *self.path.parents]
         created = created[: next(n for n, d in enumerate(created) if d.exists() or d == d.parent)]
         try:

@@ -82,8 +82,9 @@ def check_known(cells: Iterable[Cell], run: Run, name: str, skip_lemmas: bool = 
         more = f" (and {others} more unknown lemmas/features)" if others else ""
         raise InputError(
             f"{describe(first)} is not in the model {run.path}{more}; "
-            "evaluate scores lemmas and features seen in training (new lemmas: --unseen-lemmas)",
+            "evaluate scores lemmas and features seen in training (new lemmas: unseen_lemmas)",
             at(name, cell.line),
+            "unseen_lemmas",
         )
 
 
@@ -238,8 +239,9 @@ def check_predictable(evidence: Evidence, cells: Sequence[Cell], name: str, skip
         others = len(evidence.unpredictable) - 1
         more = f" ({others:,} more such rows)" if others else ""
         raise InputError(
-            f"{why}{more}; use --skip-unknown to leave such rows empty",
+            f"{why}{more}; use skip_unknown to leave such rows empty",
             at(name, cells[number].line),
+            "skip_unknown",
         )
     return {number for number, _ in evidence.unpredictable}
 

@@ -64,7 +64,10 @@ def choose_transcriber(corpus: str, transcriber: str, ipa: bool) -> str:
     its own (a corpus reader may name one as ``ipa_transcriber``, e.g. CELEX's DISC table),
     else epitran's G2P."""
     if ipa and transcriber != "none":
-        raise InputError(f"--ipa and --transcriber {transcriber} ask for two transcribers")
+        raise InputError(
+            f"ipa and transcriber={transcriber} ask for two transcribers",
+            setting=("ipa", "transcriber"),
+        )
     if ipa:
         transcriber = getattr(lookup("corpora", corpus), "ipa_transcriber", None) or "epitran"
     lookup("transcribers", transcriber)
@@ -100,9 +103,15 @@ def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Spl
     if protocol not in PROTOCOLS:
         raise InputError(f"unknown split {protocol!r}; use {', '.join(PROTOCOLS)}")
     if protocol == "sample" and job.k is None:
-        raise InputError("--split sample needs --k K, the number of training entries to draw")
+        raise InputError(
+            "split.protocol=sample needs split.k=K, the number of training entries to draw",
+            setting=("split.protocol", "split.k"),
+        )
     if protocol != "sample" and job.k is not None:
-        raise InputError(f"--k goes with the k-sample split, not with --split {protocol}")
+        raise InputError(
+            f"split.k goes with the k-sample split, not with split.protocol={protocol}",
+            setting=("split.k", "split.protocol"),
+        )
     if protocol == "sample":
         split = PROTOCOLS[protocol](examples, seed, job.k, job.draw)
     else:
@@ -140,7 +149,11 @@ def start_run(job: TrainRequest, out: Path, force: bool) -> Run:
     corpus = lookup("corpora", job.corpus)
     lexicon = corpus.read(job.request)
     if job.max_entries is not None and len(lexicon) > job.max_entries:
-        say(f"{lexicon.name}: kept {job.max_entries:,} of {len(lexicon):,} entries (--max-entries)")
+        say(
+            f"{lexicon.name}: kept {job.max_entries:,} of {len(lexicon):,} entries "
+            "(data.max_entries)",
+            setting="data.max_entries",
+        )
         lexicon = lexicon.capped(job.max_entries, job.training.seed)
     examples = surface_examples(lexicon, job.transcriber, job.request.lang, job.morphemes)
     split = split_examples(examples, job, lexicon.name or job.corpus)

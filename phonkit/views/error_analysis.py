@@ -180,7 +180,10 @@ def select(
 ) -> list[Prediction]:
     """The cells whose bundle has every feature of ``bundle`` (``V;PST`` selects every past
     tense of verbs) and whose gold or predicted form matches ``pattern``."""
-    wanted = set(parse_features(bundle, "--bundle")) if bundle is not None else set()
+    try:
+        wanted = set(parse_features(bundle, "bundle")) if bundle is not None else set()
+    except InputError as error:  # the setting ``bundle`` is at fault, not a file
+        raise InputError(error.message, error.where, "bundle") from None
     return [
         item
         for item in cells

@@ -127,7 +127,7 @@ def lay_out(
     given = {cell.entry.lemma for cell in known}
     for lemma in wanted:
         if lemma not in in_model and lemma not in given:
-            raise InputError(_unknown(lemma, run, in_model))
+            raise InputError(_unknown(lemma, run, in_model), setting="known_cells")
     known = [cell for cell in known if cell.entry.lemma in wanted]
     filled = [cell for cell in known if not cell.gap]
     transcribed = run.transcriber().transcribe(
@@ -175,11 +175,11 @@ def _unknown(lemma: str, run: Run, in_model: set[str]) -> str:
     if held_out:
         return (
             f"lemma {lemma!r} is a held-out lemma of {run.path}, never seen in training; "
-            "give some of its cells with --known FILE to fit its underlying form"
+            "give some of its cells with known_cells=FILE to fit its underlying form"
         )
     return (
-        f"lemma {lemma!r} is not in the model {run.path} (give its known cells with --known "
-        f"FILE to fit it); closest: {', '.join(closest(lemma, sorted(in_model)))}"
+        f"lemma {lemma!r} is not in the model {run.path} (give its known cells with "
+        f"known_cells=FILE to fit it); closest: {', '.join(closest(lemma, sorted(in_model)))}"
     )
 
 

@@ -189,8 +189,8 @@ def root_candidates(request: CorpusRequest) -> list[tuple[str, Path | None]]:
     places: list[tuple[str, Path | None]] = []
     if request.data_dir is not None:
         places += [
-            ("--data-dir", request.data_dir),
-            ("--data-dir/celex", request.data_dir / "celex"),
+            ("data.data_dir", request.data_dir),
+            ("data.data_dir/celex", request.data_dir / "celex"),
         ]
     celex = os.environ.get("PHONKIT_CELEX")
     places.append(("$PHONKIT_CELEX", Path(celex) if celex else None))
@@ -213,8 +213,9 @@ def not_installed(request: CorpusRequest, lang: str) -> InputError:
     )
     return InputError(
         f"CELEX2 is LDC96L14, licensed by the LDC ({CATALOG}), and phonkit found no "
-        f"{LANGUAGES[lang]}/ directory of it: set PHONKIT_CELEX (or --data-dir) to the "
-        f"directory holding dutch/ english/ german/ (looked in {looked})"
+        f"{LANGUAGES[lang]}/ directory of it: set PHONKIT_CELEX (or data.data_dir) to the "
+        f"directory holding dutch/ english/ german/ (looked in {looked})",
+        setting="data.data_dir",
     )
 
 

@@ -16,7 +16,7 @@ class TSVCorpus(Corpus):
 
     def read(self, request: CorpusRequest) -> Lexicon:
         if not request.path:
-            raise InputError("corpus 'tsv' needs --path FILE")
+            raise InputError("corpus 'tsv' needs data.path=FILE", setting="data.path")
         return read_tsv(Path(request.path), request.columns or UNIMORPH_COLUMNS)
 
 

@@ -78,7 +78,8 @@ class UniMorph(Corpus):
                     f"UniMorph table for {lang!r} is not in {path.parent} and could not be "
                     f"downloaded from {url} ({reason}); "
                     "put the table (lemma<TAB>form<TAB>features) "
-                    f"at {path}.tsv or set --data-dir / PHONKIT_DATA"
+                    f"at {path}.tsv or set data.data_dir / PHONKIT_DATA",
+                    setting="data.data_dir",
                 ) from None
         return Lexicon.of(read_tsv(path).entries, f"unimorph/{lang}")
 
