@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from phonkit.corpora import CorpusRequest
+from phonkit.data.corpora import CorpusRequest
 from phonkit.experiments.runner import finished_runs, read_outcomes, read_plan
 from phonkit.plugins import lookup
 
@@ -38,12 +38,12 @@ def main() -> None:
     for name, run in sorted(runs.items(), key=lambda item: order.index(item[0])):
         config = run.config
         history = _history(run)
-        split = config["split"]
+        split = config.split.counts
         rows.append(
             {
-                "lang": config["lang"],
-                "corpus": config["corpus"],
-                "variant": config["variant"],
+                "lang": config.lang,
+                "corpus": config.data.corpus,
+                "variant": config.variant,
                 "entries": split["train"] + split["dev"] + split["test"],
                 "train": split["train"],
                 "epochs": len(history),

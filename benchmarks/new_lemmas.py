@@ -23,10 +23,10 @@ from pathlib import Path
 
 import torch
 
-from phonkit.fitting import FitConfig
-from phonkit.prediction import PredictOptions, fill, read_cells
-from phonkit.rundir import Run
-from phonkit.training import choose_device
+from phonkit.model.device import choose_device
+from phonkit.model.fitting import FitConfig
+from phonkit.run.directory import Run
+from phonkit.tasks.predict import PredictOptions, fill, read_cells
 
 
 def main() -> None:
@@ -59,7 +59,7 @@ def main() -> None:
     device = choose_device(args.device)
     gaps = sum(form is not None for form in gold)
     print(
-        f"{run.path} ({run.config['variant']}, {run.config['corpus']} {run.config['lang']}): "
+        f"{run.path} ({run.config.variant}, {run.config.data.corpus} {run.config.lang}): "
         f"{len(chosen):,} new lemmas, {args.known} known cells each, {gaps:,} gaps; "
         f"{platform.processor() or platform.machine()}, {device.type}, "
         f"{torch.get_num_threads()} threads, torch {torch.__version__}\n"

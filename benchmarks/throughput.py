@@ -20,16 +20,16 @@ from pathlib import Path
 
 import torch
 
-from phonkit.corpora import CorpusRequest
-from phonkit.decoding import decode, resolve_precision
-from phonkit.encoding import Vocabularies, encode
-from phonkit.lexicon import DEFAULT_DECOMPOSITION
-from phonkit.phonology import ModelConfig
+from phonkit.data.corpora import CorpusRequest
+from phonkit.data.encoding import Vocabularies, encode
+from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
+from phonkit.data.split import paradigm_completion
+from phonkit.model.decoding import decode
+from phonkit.model.device import choose_device, resolve_precision
+from phonkit.model.phonology import ModelConfig
+from phonkit.model.training import TrainConfig, Trainer
 from phonkit.plugins import lookup
-from phonkit.rundir import Run
-from phonkit.split import paradigm_completion
-from phonkit.training import TrainConfig, Trainer, choose_device
-from phonkit.workflow import surface_examples
+from phonkit.tasks.train import surface_examples
 
 
 def synchronise(device: torch.device) -> None:
@@ -67,7 +67,7 @@ def measure(args: argparse.Namespace, name: str, barrier=None) -> tuple[float, f
     variant = lookup("models", name)
     model = variant(len(vocabularies.symbols), len(vocabularies.morphemes), ModelConfig(args.dim))
     config = TrainConfig(batch_size=args.batch_size, lr=args.lr, precision=args.precision)
-    trainer = Trainer(Run(Path("/nonexistent")), model, data, data, config, device, 64)
+    trainer = Trainer(model, data, data, config, device, 64)
 
     def train_pass():
         trainer.train_epoch(lambda: None)

@@ -11,19 +11,17 @@ dev accuracy after each epoch. The figures in docs/method.md come from this scri
 from __future__ import annotations
 
 import argparse
-import tempfile
 from pathlib import Path
 
 import torch
 
-from phonkit.corpora import CorpusRequest
-from phonkit.encoding import Vocabularies, encode
-from phonkit.phonology import ModelConfig
+from phonkit.data.corpora import CorpusRequest
+from phonkit.data.encoding import Vocabularies, encode
+from phonkit.data.split import paradigm_completion
+from phonkit.model.phonology import ModelConfig
+from phonkit.model.training import TrainConfig, Trainer
 from phonkit.plugins import lookup
-from phonkit.rundir import Run
-from phonkit.split import paradigm_completion
-from phonkit.training import TrainConfig, Trainer
-from phonkit.workflow import surface_examples
+from phonkit.tasks.train import surface_examples
 
 
 def main() -> None:
@@ -47,13 +45,12 @@ def main() -> None:
     config = ModelConfig(sigma=args.sigma, init_scale=args.init_scale)
     model = lookup("models", "pi")(len(vocabularies.symbols), len(vocabularies.morphemes), config)
     training = TrainConfig(epochs=args.epochs, uf_lr_scale=args.uf_lr_scale)
-    with tempfile.TemporaryDirectory() as scratch:
-        trainer = Trainer(Run(Path(scratch)), model, train, dev, training, torch.device("cpu"), 60)
-        print(f"{len(split.train)} training forms")
-        trainer.fit(
-            lambda: None,
-            lambda r: print(f"epoch {r.epoch}  dev loss {r.dev_loss:.3f}  dev acc {r.dev_acc:.1f}"),
-        )
+    trainer = Trainer(model, train, dev, training, torch.device("cpu"), 60)
+    print(f"{len(split.train)} training forms")
+    trainer.fit(
+        lambda: None,
+        lambda r: print(f"epoch {r.epoch}  dev loss {r.dev_loss:.3f}  dev acc {r.dev_acc:.1f}"),
+    )
 
 
 if __name__ == "__main__":

@@ -2,14 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class InputError(Exception):
-    """Bad input or usage. The CLI prints ``where: message`` and exits with code 2."""
+    """Bad input or usage. The CLI prints ``where: message`` and exits with code 2.
 
-    def __init__(self, message: str, where: str | None = None):
+    ``setting`` names the setting (or settings) the message speaks of, as the message writes
+    them (``training.lr``, ``split.k``; ``split.k=5`` for a value): the command line writes
+    the option that gives each instead (``--lr``, ``--k 5``). ``where`` may be a setting too
+    (a value of it is at fault)."""
+
+    def __init__(
+        self,
+        message: str,
+        where: str | None = None,
+        setting: str | Sequence[str] | None = None,
+    ):
         super().__init__(message)
         self.message = message
         self.where = where
+        self.settings: tuple[str, ...] = (
+            () if setting is None else (setting,) if isinstance(setting, str) else tuple(setting)
+        )
+
+    @property
+    def setting(self) -> str | None:
+        """The first setting the message names (None: it names none)."""
+        return self.settings[0] if self.settings else None
 
     def __str__(self) -> str:
         return f"{self.where}: {self.message}" if self.where else self.message

@@ -18,35 +18,44 @@ hookimpl = pluggy.HookimplMarker("phonkit")
 
 @hookspec
 def register_corpora(register: Callable[[Any], None]) -> None:
-    """Register corpus readers: objects with ``name``, ``description``,
-    ``languages(request) -> list[str]`` and ``read(request) -> Lexicon``
-    (see :class:`phonkit.corpora.Corpus`)."""
+    """Register corpus readers (:class:`phonkit.data.corpora.Corpus`): objects with
+    ``name``, ``description``, ``languages(request) -> list[str]`` (``phonkit corpora``),
+    ``read(request) -> Lexicon`` (``train``, ``stats``...) and ``ipa_transcriber``, the
+    name of the transcriber that gives the corpus's forms in IPA for ``train --ipa`` (None:
+    epitran)."""
 
 
 @hookspec
 def register_transcribers(register: Callable[[Any], None]) -> None:
-    """Register G2P transcribers: objects with ``name``, ``description``, ``joiner`` and
-    ``transcribe(lang, forms) -> list[tuple[str, ...]]``
-    (see :class:`phonkit.transcription.Transcriber`)."""
+    """Register G2P transcribers (:class:`phonkit.data.transcription.Transcriber`): objects
+    with ``name``, ``description``, ``joiner`` (joins symbols when a form is written out),
+    ``transcribe(lang, forms) -> list[tuple[str, ...]]`` and ``split(text) -> tuple[str,
+    ...]`` (reads back a form written with ``joiner``: the run's split files, known cells
+    of predict input)."""
 
 
 @hookspec
 def register_models(register: Callable[[Any], None]) -> None:
-    """Register model variants: subclasses of :class:`phonkit.phonology.Phonology` with a
-    ``name`` and a ``description``."""
+    """Register model variants: subclasses of :class:`phonkit.model.phonology.Phonology`
+    with a ``name`` and a ``description`` that implement ``context(morphemes)`` and
+    ``emit(states, context)``; phonkit builds them as ``variant(n_symbols, n_morphemes,
+    ModelConfig)`` (:func:`phonkit.model.factory.build_model`)."""
 
 
 @hookspec
 def register_decompositions(register: Callable[[Any], None]) -> None:
-    """Register morpheme decompositions: objects with ``name``, ``description`` and
-    ``morphemes(entry) -> tuple[str, ...]``, the lemma's morpheme first
-    (see :class:`phonkit.lexicon.Decomposition`)."""
+    """Register morpheme decompositions (:class:`phonkit.data.lexicon.Decomposition`):
+    objects with ``name``, ``description`` and ``morphemes(entry) -> tuple[str, ...]``, the
+    lemma's morpheme first."""
 
 
 @hookspec
 def register_metrics(register: Callable[[Any], None]) -> None:
-    """Register metrics: objects with ``name``, ``description``, ``higher_is_better`` and
-    ``score(items) -> float`` (see :class:`phonkit.metrics.Metric`)."""
+    """Register metrics (:class:`phonkit.tasks.metrics.Metric`): objects with ``name``,
+    ``description``, ``higher_is_better`` (read by the experiments' significance tables to
+    say which run is better) and ``item_scores(items) -> list[float]``, one score per held-out
+    cell. The score over a set of cells is always the mean of the item scores (``score``,
+    which the base class defines, is not consulted)."""
 
 
 @hookspec
@@ -58,4 +67,4 @@ def register_launchers(register: Callable[[Any], None]) -> None:
 
 @hookspec
 def register_commands(app: Any) -> None:
-    """Add subcommands to the Typer ``app``."""
+    """Add subcommands to the Typer ``app`` (``phonkit plugins`` lists them by plugin)."""

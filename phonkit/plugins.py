@@ -8,8 +8,8 @@ stderr and skipped.
 from __future__ import annotations
 
 import importlib
+import logging
 import os
-import sys
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
@@ -49,6 +49,7 @@ class PluginInfo:
     name: str
     version: str
     hooks: tuple[str, ...]
+    registers: dict[str, list[str]]  # kind (or "commands") -> the names it registers
 
 
 class PluginError(Exception):
@@ -75,35 +76,71 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
             plugin = entry_point.load()
             pm.register(plugin, name=entry_point.name)
         except Exception as error:  # a broken plugin must never take the CLI down
-            print(
+            logging.getLogger("phonkit").warning(
                 f"phonkit: plugin {entry_point.name!r} failed to load and was skipped: "
-                f"{type(error).__name__}: {error}",
-                file=sys.stderr,
+                f"{type(error).__name__}: {error}"
             )
 
 
 def plugin_infos() -> list[PluginInfo]:
-    """Every loaded plugin with its distribution version and the hooks it implements."""
+    """Every loaded plugin with its distribution version, the hooks it implements and what
+    it registers through them, by kind."""
     from phonkit import __version__
 
     pm = manager()
     versions = {ep.name: ep.dist.version if ep.dist else "" for ep in entry_points(group="phonkit")}
+    registered = {kind: owners(kind) for kind in KINDS}
     infos = []
     for name, plugin in pm.list_name_plugin():
         hooks = tuple(sorted(caller.name for caller in pm.get_hookcallers(plugin) or []))
         version = __version__ if name in DEFAULT_PLUGINS else versions.get(name, "")
-        infos.append(PluginInfo(name, version, hooks))
+        registers = {kind: found[name] for kind, found in registered.items() if found.get(name)}
+        if COMMANDS.get(name):
+            registers["commands"] = COMMANDS[name]
+        infos.append(PluginInfo(name, version, hooks, registers))
     return infos
+
+
+#: The commands each plugin added to the command line (filled by :func:`add_commands`).
+COMMANDS: dict[str, list[str]] = {}
+
+
+def add_commands(app: Any) -> None:
+    """Let each plugin add its subcommands to the Typer ``app`` (``register_commands``,
+    through pluggy, one plugin at a time in registration order), noting which it added."""
+    pm = manager()
+    for implementation in pm.hook.register_commands.get_hookimpls():
+        before = command_names(app)
+        others = [p for p in pm.get_plugins() if p is not implementation.plugin]
+        pm.subset_hook_caller("register_commands", remove_plugins=others)(app=app)
+        added = [name for name in command_names(app) if name not in before]
+        COMMANDS[implementation.plugin_name] = added
+
+
+def command_names(app: Any) -> list[str]:
+    """The names of a Typer app's commands and command groups."""
+    names = [
+        info.name or info.callback.__name__.replace("_", "-")
+        for info in app.registered_commands
+        if info.name or info.callback
+    ]
+    return names + [info.name for info in app.registered_groups if info.name]
 
 
 @cache
 def registry(kind: str) -> dict[str, Any]:
-    """Everything registered through ``register_<kind>``, by name, in registration order."""
+    """Everything registered through ``register_<kind>``, by name, in registration order.
+
+    The hook is called through pluggy once per plugin, in registration order (a subset
+    caller: pluggy's tracing and monitoring see every call), so that a name registered twice
+    is an error naming both plugins."""
     found: dict[str, Any] = {}
     owners: dict[str, str] = {}
-    hook = getattr(manager().hook, f"register_{kind}")
-    for implementation in hook.get_hookimpls():  # in registration order
-        owner = implementation.plugin_name
+    pm = manager()
+    name = f"register_{kind}"
+    plugins = [implementation.plugin for implementation in getattr(pm.hook, name).get_hookimpls()]
+    for plugin in plugins:  # in registration order
+        owner = pm.get_name(plugin) or repr(plugin)
 
         def register(thing: Any, owner: str = owner) -> None:
             name = thing.name
@@ -115,8 +152,62 @@ def registry(kind: str) -> dict[str, Any]:
             found[name] = thing
             owners[name] = owner
 
-        implementation.function(register=register)
+        others = [other for other in plugins if other is not plugin]
+        pm.subset_hook_caller(name, remove_plugins=others)(register=register)
     return found
+
+
+def owners(kind: str) -> dict[str, list[str]]:
+    """The names each plugin registers of a kind, by plugin name."""
+    registry(kind)  # the duplicate check first
+    pm, found = manager(), {}
+    for implementation in getattr(pm.hook, f"register_{kind}").get_hookimpls():
+        names: list[str] = []
+        others = [p for p in pm.get_plugins() if p is not implementation.plugin]
+        pm.subset_hook_caller(f"register_{kind}", remove_plugins=others)(
+            register=lambda thing, names=names: names.append(thing.name)
+        )
+        found[implementation.plugin_name] = names
+    return found
+
+
+#: The base class of each kind of registered thing: what phonkit calls on it.
+BASES = {
+    "corpora": "phonkit.data.corpora:Corpus",
+    "transcribers": "phonkit.data.transcription:Transcriber",
+    "decompositions": "phonkit.data.lexicon:Decomposition",
+    "models": "phonkit.model.phonology:Phonology",
+    "metrics": "phonkit.tasks.metrics:Metric",
+    "launchers": "phonkit.experiments.launchers:Launcher",
+}
+
+
+def base_class(kind: str) -> type:
+    module, _, name = BASES[kind].partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def contract(kind: str) -> list[str]:
+    """The attributes and methods phonkit uses of a registered thing of ``kind``: the public
+    members its base class declares (for model variants, which are classes: the methods a
+    variant implements, besides ``name`` and ``description``)."""
+    if kind == "models":
+        return ["name", "description", "context", "emit"]
+    base = base_class(kind)
+    declared = {*vars(base), *getattr(base, "__annotations__", {})}
+    return sorted(member for member in declared if not member.startswith("_"))
+
+
+def breaches(kind: str, thing: Any) -> list[str]:
+    """What a registered thing lacks of its kind's contract (empty when it satisfies it)."""
+    if kind == "models":
+        base = base_class(kind)
+        if not (isinstance(thing, type) and issubclass(thing, base)):
+            return [f"not a subclass of {base.__module__}.{base.__qualname__}"]
+    missing = [member for member in contract(kind) if not hasattr(thing, member)]
+    if not isinstance(getattr(thing, "name", None), str) or not thing.name:
+        missing.append("name (a non-empty string)")
+    return missing
 
 
 def lookup(kind: str, name: str) -> Any:

@@ -1,10 +1,16 @@
-"""Everything shown to the user goes to stderr; bars animate only on a terminal."""
+"""Messages for the user. The library logs them to the ``phonkit`` logger (``warning: ...``
+at level WARNING, the rest at INFO) and prints nothing; the command line shows them on stderr
+(:func:`show_messages`). Bars animate only on a terminal."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable, Sequence
 from functools import cache
 
 from rich.console import Console
+
+log = logging.getLogger("phonkit")
 
 
 @cache
@@ -12,9 +18,48 @@ def stderr_console() -> Console:
     return Console(stderr=True)
 
 
-def say(message: str) -> None:
-    """A message for the user, on stderr."""
-    stderr_console().print(message, highlight=False, markup=False, soft_wrap=True)
+#: How a message names settings on stderr: the message and the settings it names -> text.
+Wording = Callable[[str, Sequence[str]], str]
+
+
+def say(message: str, setting: str | Sequence[str] = ()) -> None:
+    """A message for the user, logged to the ``phonkit`` logger. ``setting`` names the
+    settings the message speaks of, as for :class:`phonkit.errors.InputError`."""
+    settings = (setting,) if isinstance(setting, str) else tuple(setting)
+    level = logging.WARNING if message.startswith("warning:") else logging.INFO
+    log.log(level, message, extra={"settings": settings})
+
+
+class StderrHandler(logging.Handler):
+    """Each message as one line (or paragraph) on stderr, as the command line shows it; the
+    settings a message names in the words ``wording`` gives them (the command line's options)."""
+
+    def __init__(self, wording: Wording | None = None):
+        super().__init__()
+        self.wording = wording
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = record.getMessage()
+            settings = getattr(record, "settings", ())
+            if self.wording is not None and settings:
+                text = self.wording(text, settings)
+        except Exception:  # a malformed record must not end the command
+            self.handleError(record)
+            return
+        stderr_console().print(text, highlight=False, markup=False, soft_wrap=True)
+
+
+def show_messages(wording: Wording | None = None) -> None:
+    """Show the library's messages (level INFO and above) on stderr: the command line's
+    choice, with its ``wording`` of settings. They still reach handlers on the root logger
+    (a notebook's, pytest's)."""
+    shown = [handler for handler in log.handlers if isinstance(handler, StderrHandler)]
+    if not shown:
+        log.addHandler(StderrHandler(wording))
+    elif wording is not None:
+        shown[0].wording = wording
+    log.setLevel(logging.INFO)
 
 
 class TrainingProgress:

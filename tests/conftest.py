@@ -33,6 +33,15 @@ def transcription_cache(tmp_path_factory):
     os.environ["PHONKIT_CACHE"] = str(tmp_path_factory.mktemp("cache"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def messages_on_stderr():
+    """The library's messages reach stderr as the command line shows them (it installs the
+    same handler), also in tests that call the library directly."""
+    from phonkit.progress import show_messages
+
+    show_messages()
+
+
 @pytest.fixture
 def cli(capsys, monkeypatch):
     """Run ``phonkit ARGS`` in-process; ``stdin`` is bytes (None: a terminal)."""

@@ -10,7 +10,7 @@ import pytest
 from celex_files import LANGUAGE_DIRS, PREFIXES, write_celex, write_files
 
 from conftest import TINY
-from phonkit.corpora import CorpusRequest
+from phonkit.data.corpora import CorpusRequest
 from phonkit.errors import InputError
 from phonkit.plugins import lookup
 

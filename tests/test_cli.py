@@ -242,3 +242,14 @@ def test_usage_errors_exit_2_without_a_traceback(cli, args, message):
     result = cli(*args)
     assert result.code == 2
     assert message in result.err and "Traceback" not in result.err
+
+
+@pytest.mark.parametrize("command", [["train"], ["stats"], ["plugins"], []])
+def test_help_shows_defaults_in_brackets_and_switches_without_a_type(cli, command, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    result = cli(*command, "--help")
+    assert result.code == 0
+    assert "<bool>" not in result.out
+    if command == ["train"]:
+        assert "Run directory [default: runs/CORPUS-LANG-VARIANT]." in result.out
+        assert "comma-separated [default: every installed one]." in result.out

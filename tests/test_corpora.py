@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from conftest import SHARED
-from phonkit.corpora import CorpusRequest
+from phonkit.data.corpora import CorpusRequest
 from phonkit.errors import InputError
 from phonkit.plugins import lookup
 

@@ -8,11 +8,11 @@ import pytest
 from celex_files import write_celex
 
 from conftest import sample_lines
-from phonkit.encoding import Example
+from phonkit.analysis.significance import permutation_test
+from phonkit.data.encoding import Example
+from phonkit.data.lexicon import Entry, Lexicon, PerFeature, segment
+from phonkit.data.split import frequency_sample
 from phonkit.errors import InputError
-from phonkit.lexicon import Entry, Lexicon, PerFeature, segment
-from phonkit.significance import permutation_test
-from phonkit.split import frequency_sample
 
 TINY = ["--dim", "16", "--epochs", "1", "--batch-size", "32"]
 
@@ -128,7 +128,7 @@ def test_compare_tests_two_runs_on_shared_cells(cli, counts_file, tmp_path):
 def test_ipa_picks_the_corpus_transcriber(cli, tmp_path):
     result = cli("train", "--ipa", "--transcriber", "segments", "--out", str(tmp_path / "x"))
     assert result.code == 2 and "ask for two transcribers" in result.err
-    from phonkit.workflow import choose_transcriber
+    from phonkit.tasks.train import choose_transcriber
 
     assert choose_transcriber("celex", "none", True) == "disc"
     assert choose_transcriber("unimorph", "none", True) == "epitran"

@@ -74,7 +74,7 @@ def workspace(tmp_path_factory, trained_run):
                 """
                 import sys, time
                 from pathlib import Path
-                from phonkit.runlock import RunLock
+                from phonkit.run.lock import RunLock
                 RunLock(Path(sys.argv[1])).acquire()
                 print("locked", flush=True)
                 time.sleep(600)

@@ -3,8 +3,8 @@ import lzma
 
 import pytest
 
+from phonkit.data.lexicon import Entry, PerFeature, Vocabulary, WholeBundle, parse_columns, read_tsv
 from phonkit.errors import InputError
-from phonkit.lexicon import Entry, PerFeature, Vocabulary, WholeBundle, parse_columns, read_tsv
 
 
 def write(path, text: str | bytes):
@@ -84,3 +84,13 @@ def test_vocabulary_reserves_pad_bos_eos_unk():
     assert vocabulary.items[:4] == ["<pad>", "<s>", "</s>", "<unk>"]
     assert vocabulary.encode(["a", "z"]) == [4, 3]
     assert Vocabulary(vocabulary.to_json()).items == vocabulary.items
+
+
+def test_paradigms_group_items_by_lemma_in_first_seen_order():
+    from phonkit.data.lexicon import Entry, paradigms
+
+    entries = [Entry("ev", ("N", "PL"), "evler"), Entry("at", ("N",), "at")]
+    entries.append(Entry("ev", ("N",), "ev"))
+    grouped = paradigms(entries, lambda entry: entry.lemma)
+    assert list(grouped) == ["ev", "at"]
+    assert [e.form for e in grouped["ev"]] == ["evler", "ev"]

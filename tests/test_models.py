@@ -1,10 +1,10 @@
 import pytest
 import torch
 
-from phonkit.decoding import decode, token_nll
-from phonkit.encoding import Example, Vocabularies, encode
-from phonkit.lexicon import Entry, PerFeature, segment
-from phonkit.phonology import ModelConfig
+from phonkit.data.encoding import Example, Vocabularies, encode
+from phonkit.data.lexicon import Entry, PerFeature, segment
+from phonkit.model.decoding import decode, token_nll
+from phonkit.model.phonology import ModelConfig
 from phonkit.plugins import lookup
 
 WORDS = [
@@ -75,14 +75,11 @@ def test_training_learns_the_forms(variant):
 
 
 def test_the_prior_pulls_morpheme_vectors_towards_zero():
-    from pathlib import Path
-
-    from phonkit.rundir import Run
-    from phonkit.training import TrainConfig, Trainer
+    from phonkit.model.training import TrainConfig, Trainer
 
     model, _, encoded = build("pi")
     config = TrainConfig(prior_weight=2.0, uf_lr_scale=10.0)
-    trainer = Trainer(Run(Path("unused")), model, encoded, encoded, config, torch.device("cpu"), 9)
+    trainer = Trainer(model, encoded, encoded, config, torch.device("cpu"), 9)
     rest, vectors = trainer.optimizer.param_groups
     assert vectors["params"] == [model.morphemes.weight]
     assert vectors["lr"] == pytest.approx(10 * rest["lr"])
@@ -93,7 +90,7 @@ def test_the_prior_pulls_morpheme_vectors_towards_zero():
 
 @pytest.mark.parametrize("variant", ["pi", "pd", "joint"])
 def test_every_variant_fits_the_underlying_form_of_a_new_lemma(variant):
-    from phonkit.fitting import FitConfig, fit_lemmas
+    from phonkit.model.fitting import FitConfig, fit_lemmas
 
     cells = [("SG", "kuş"), ("PL", "kuşlar")]
     entries = [Entry("kuş", ("N", bundle), w) for bundle, w in cells]
@@ -107,3 +104,21 @@ def test_every_variant_fits_the_underlying_form_of_a_new_lemma(variant):
         batch = encode(new, fitted).batch(torch.arange(2))
         totals.append(float(token_nll(model, *batch).sum()))
     assert totals[1] < 0.9 * totals[0]
+
+
+def test_the_trainer_hands_each_epoch_to_its_checkpoint_callback():
+    """The trainer stores nothing itself: after every epoch its callback gets the training
+    state, the weights when the epoch is the best so far, and the history."""
+    from phonkit.model.training import TrainConfig, Trainer
+
+    torch.manual_seed(0)
+    model, _, encoded = build("pi")
+    kept = []
+    config = TrainConfig(epochs=3, batch_size=4, lr=0.01)
+    trainer = Trainer(model, encoded, encoded, config, torch.device("cpu"), 9, kept.append)
+    trainer.fit(lambda: None, lambda record: None)
+    assert [len(c.history) for c in kept] == [1, 2, 3]
+    assert [c.state["epoch"] for c in kept] == [1, 2, 3]
+    for checkpoint in kept:
+        assert (checkpoint.best is not None) == checkpoint.history[-1].best
+    assert kept[0].best is not None and set(kept[0].best) == set(model.state_dict())

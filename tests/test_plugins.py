@@ -6,11 +6,19 @@ import textwrap
 import pytest
 
 from phonkit.hookspecs import hookimpl
-from phonkit.plugins import PluginError, manager, registry
+from phonkit.plugins import (
+    KINDS,
+    PluginError,
+    base_class,
+    breaches,
+    contract,
+    manager,
+    registry,
+)
 
 GOOD = """
 from phonkit import hookspecs
-from phonkit.metrics import Metric
+from phonkit.tasks.metrics import Metric
 
 
 class Length(Metric):
@@ -27,14 +35,30 @@ def register_metrics(register):
 """
 
 
+GREET = """
+import sys
+
+from phonkit import hookspecs
+
+
+@hookspecs.hookimpl
+def register_commands(app):
+    @app.command()
+    def greet() -> None:
+        sys.stdout.write("hello\\n")
+"""
+
+
 @pytest.fixture
 def site(tmp_path):
     """A directory on PYTHONPATH with two installed plugin distributions: one good, one broken."""
     (tmp_path / "good_plugin.py").write_text(GOOD)
     (tmp_path / "broken_plugin.py").write_text("raise RuntimeError('this plugin is broken')\n")
+    (tmp_path / "greet_plugin.py").write_text(GREET)
     for name, module, version in (
         ("good", "good_plugin", "1.2.3"),
         ("broken", "broken_plugin", "0.1"),
+        ("greet", "greet_plugin", "0.2"),
     ):
         info = tmp_path / f"phonkit_{name}-{version}.dist-info"
         info.mkdir()
@@ -121,3 +145,51 @@ def test_the_plugin_docs_list_every_hook():
     docs = (Path(__file__).parents[1] / "docs" / "plugins.md").read_text(encoding="utf-8")
     hooks = [name for name in dir(hookspecs) if name.startswith("register_")]
     assert hooks and all(f"`{hook}(" in docs for hook in hooks)
+
+
+def test_plugins_shows_what_each_plugin_registers(site):
+    done = phonkit(site, "plugins")
+    assert done.returncode == 0
+    rows = {row.split("\t")[0]: row.split("\t") for row in done.stdout.splitlines()}
+    assert rows["name"] == ["name", "version", "hooks", "registers"]
+    assert rows["good"][3] == "metrics: len"
+    assert rows["greet"][2:] == ["register_commands", "commands: greet"]
+    assert rows["phonkit.default_plugins.models"][3] == "models: pi,pd,joint"
+    assert rows["phonkit.default_plugins.corpora.celex"][3] == "corpora: celex; transcribers: disc"
+    assert phonkit(site, "greet").stdout == "hello\n"
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_every_registered_thing_satisfies_its_base_class(kind):
+    base = base_class(kind)
+    assert contract(kind), kind
+    for name, thing in registry(kind).items():
+        assert breaches(kind, thing) == [], f"{kind} {name!r}"
+        if kind == "models":
+            assert issubclass(thing, base), name
+        elif kind != "launchers":  # Launcher is a protocol
+            assert isinstance(thing, base), f"{kind} {name!r} does not subclass {base.__name__}"
+
+
+def test_a_thing_that_breaks_the_contract_is_found():
+    class Partial:
+        name = "partial"
+        description = "no item scores"
+
+    assert "item_scores" in breaches("metrics", Partial())
+    assert breaches("models", Partial) == ["not a subclass of phonkit.model.phonology.Phonology"]
+    assert "ipa_transcriber" in contract("corpora") and "split" in contract("transcribers")
+
+
+def test_hooks_are_called_through_pluggy():
+    calls = []
+    manager().trace.root.setwriter(calls.append)
+    undo = manager().enable_tracing()
+    registry.cache_clear()
+    try:
+        assert "acc" in registry("metrics")
+    finally:
+        undo()
+        manager().trace.root.setwriter(None)
+        registry.cache_clear()
+    assert any("register_metrics" in line for line in calls)

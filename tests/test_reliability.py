@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from conftest import TINY
-from phonkit import training
+from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
-from phonkit.runlock import LOCK_NAME, Holder, RunLock, holder
-from phonkit.tsv import write_atomic
+from phonkit.model import training
+from phonkit.run.lock import LOCK_NAME, Holder, RunLock, holder
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="flock, signals and umask")
 
@@ -206,7 +206,7 @@ def test_a_byte_order_mark_is_not_part_of_the_first_lemma(cli, trained_run, tmp_
 
 
 def test_a_lexicon_with_a_byte_order_mark_reads_like_one_without(tmp_path):
-    from phonkit.lexicon import read_tsv
+    from phonkit.data.lexicon import read_tsv
 
     path = tmp_path / "bom.tsv"
     path.write_bytes(b"\xef\xbb\xbfkitap\tkitaplar\tN;PL\n")

@@ -1,7 +1,7 @@
 from conftest import sample_lines
-from phonkit.encoding import Example
-from phonkit.lexicon import Entry, PerFeature, segment
-from phonkit.split import paradigm_completion, unseen_lemmas
+from phonkit.data.encoding import Example
+from phonkit.data.lexicon import Entry, PerFeature, segment
+from phonkit.data.split import paradigm_completion, unseen_lemmas
 
 
 def examples(paradigms=30):

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from phonkit import streaming
+from phonkit.data.lexicon import Entry
 from phonkit.errors import InputError
-from phonkit.lexicon import Entry
-from phonkit.prediction import Cell, by_run, iter_cells
-from phonkit.streaming import END, ReadAhead, chunks
+from phonkit.tasks import streaming
+from phonkit.tasks.predict import Cell, by_run, iter_cells
+from phonkit.tasks.streaming import END, ReadAhead, chunks
 
 
 def cell(line: int, lemma: str, form: str = "") -> Cell:

@@ -8,10 +8,10 @@ import shutil
 import pytest
 
 from conftest import TINY
+from phonkit.data.transcription_cache import TranscriptionCache
 from phonkit.default_plugins import epitran_transcriber
 from phonkit.default_plugins.epitran_transcriber import Epitran, instance
 from phonkit.errors import InputError
-from phonkit.transcription_cache import TranscriptionCache
 
 
 def ipa(lang: str, *words: str) -> list[tuple[str, ...]]:
@@ -110,9 +110,7 @@ def test_an_ipa_run_predicts_segments_and_reads_known_cells_in_orthography(cli, 
     assert json.loads((ipa_run / "config.json").read_text())["transcriber"] == "epitran"
     train = (ipa_run / "train.tsv").read_text(encoding="utf-8").splitlines()
     lemma, _, features, _ = train[0].split("\t")
-    result = cli(
-        "predict", "-m", str(ipa_run), "--all", stdin=f"{lemma}\t{features}\n".encode()
-    )
+    result = cli("predict", "-m", str(ipa_run), "--all", stdin=f"{lemma}\t{features}\n".encode())
     assert result.code == 0
     form = result.out.rstrip("\n").split("\t")[2]
     assert " " in form  # segments, space-separated

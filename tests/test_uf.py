@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from phonkit.vowels import attributes, last_vowel
+from phonkit.analysis.vowels import attributes, last_vowel
 
 
 @pytest.mark.parametrize(

@@ -7,13 +7,14 @@ import pytest
 import torch
 
 from conftest import TINY, sample_lines
-from phonkit.baseline import EditBaseline, apply, edit
-from phonkit.decoding import beam_search, decode, total_nll
-from phonkit.encoding import Example, encode, encode_morphemes
-from phonkit.fitting import FitConfig, fit_lemmas
-from phonkit.lexicon import Entry, PerFeature
-from phonkit.rundir import Run
-from phonkit.unseen import reveal
+from phonkit.data.encoding import Example, encode, encode_morphemes
+from phonkit.data.lexicon import Entry, PerFeature
+from phonkit.model.decoding import beam_search, decode, total_nll
+from phonkit.model.factory import load_model
+from phonkit.model.fitting import FitConfig, fit_lemmas
+from phonkit.run.directory import Run
+from phonkit.tasks.baseline import EditBaseline, apply, edit
+from phonkit.tasks.unseen import reveal
 
 
 def paradigm(run_dir, split="train"):
@@ -41,7 +42,7 @@ def test_fitting_raises_the_likelihood_of_the_known_forms_and_freezes_the_rest(t
     examples = renamed(run, paradigm(trained_run))
     totals = {}
     for steps in (0, 30):
-        model = run.load_model(torch.device("cpu"))
+        model = load_model(run, torch.device("cpu"))
         before = {k: v.clone() for k, v in model.state_dict().items() if "morphemes" not in k}
         vocabularies = fit_lemmas(
             model, run.vocabularies(), examples, FitConfig(steps=steps, lr=0.1)
@@ -97,6 +98,7 @@ def test_unseen_symbols_and_conflicting_cells_are_warned_not_dropped(cli, traine
     result = cli("predict", "-m", str(trained_run), "--fit-steps", "5", stdin=stdin.encode())
     assert result.code == 0, result.err
     assert "1 known forms of new lemmas have symbols the model never saw" in result.err
+    assert "(the first: <stdin>:3: 'Ж')" in result.err
     assert "1 lemma and feature pairs have different known forms" in result.err
     assert "to 2 known forms" in result.err  # both conflicting cells, not the unseen one
     rows = [line.split("\t") for line in result.out.splitlines()]
@@ -105,15 +107,15 @@ def test_unseen_symbols_and_conflicting_cells_are_warned_not_dropped(cli, traine
 
 def test_beam_hypotheses_are_ranked_and_scored_by_their_log_probability(trained_run):
     run = Run.open(trained_run)
-    model = run.load_model(torch.device("cpu"))
+    model = load_model(run, torch.device("cpu"))
     vocabularies = run.vocabularies()
     cells = paradigm(trained_run)
     decomposition = run.decomposition()
     entries = [Entry(lemma, tuple(b.split(";")), f) for lemma, b, f in cells]
     entries = [Example(entry, (), decomposition.morphemes(entry)) for entry in entries]
     morphemes = encode_morphemes([e.morphemes for e in entries], vocabularies)
-    beams = beam_search(model, morphemes, run.config["max_length"], width=4)
-    greedy = decode(model, morphemes, run.config["max_length"])
+    beams = beam_search(model, morphemes, run.config.max_length, width=4)
+    greedy = decode(model, morphemes, run.config.max_length)
     for entry, beam in zip(entries, beams, strict=True):
         scores = [score for _, score in beam]
         assert len(beam) == 4 and scores == sorted(scores, reverse=True)
@@ -124,7 +126,7 @@ def test_beam_hypotheses_are_ranked_and_scored_by_their_log_probability(trained_
         ]
         forced = -total_nll(model, encode(hypotheses, vocabularies), precision="fp32")
         assert forced.tolist() == pytest.approx(scores, abs=1e-3)
-        width_one = beam_search(model, morphemes[:1], run.config["max_length"], width=1)
+        width_one = beam_search(model, morphemes[:1], run.config.max_length, width=1)
     assert width_one[0][0][0] == greedy[0]
 
 

@@ -11,8 +11,8 @@ from collections import Counter
 
 import pytest
 
-from phonkit.encoding import Example
-from phonkit.lexicon import Entry
+from phonkit.data.encoding import Example
+from phonkit.data.lexicon import Entry
 from phonkit.views.error_analysis import Prediction, analyse, band, rewrite, wilson
 from phonkit.views.pos import lemma_classes, part_of_speech
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from phonkit.data.lexicon import PerFeature, WholeBundle
 from phonkit.hookspecs import hookimpl
-from phonkit.lexicon import PerFeature, WholeBundle
 
 
 @hookimpl

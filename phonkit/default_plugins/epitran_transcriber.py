@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from functools import cache
 from importlib.metadata import version
 
+from phonkit.data.transcription import Transcriber
+from phonkit.data.transcription_cache import TranscriptionCache
 from phonkit.errors import InputError
 from phonkit.hookspecs import hookimpl
 from phonkit.progress import say
-from phonkit.transcription import Transcriber
-from phonkit.transcription_cache import TranscriptionCache
 
 #: ISO 639-3 code -> epitran language-script code, for the paper's languages epitran covers.
 CODES = {

@@ -63,10 +63,13 @@ class Local:
     def start(self, settings: Mapping[str, str], jobs: int) -> LocalSession:
         chosen = read_settings(LocalSettings, settings, self.name)
         if "jobs" in settings and jobs not in (1, chosen.jobs):
-            raise InputError(f"--jobs {jobs} and -L jobs={chosen.jobs} disagree; give one")
+            raise InputError(
+                f"jobs={jobs} and launcher.jobs={chosen.jobs} disagree; give one",
+                setting=("jobs", "launcher.jobs"),
+            )
         jobs = chosen.jobs if "jobs" in settings else jobs
         if jobs < 1:
-            raise InputError("--jobs must be at least 1")
+            raise InputError("jobs must be at least 1", setting="jobs")
         return LocalSession(jobs)
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from phonkit.data.lexicon import PAD_ID
 from phonkit.hookspecs import hookimpl
-from phonkit.lexicon import PAD_ID
-from phonkit.phonology import ModelConfig, Phonology
+from phonkit.model.phonology import ModelConfig, Phonology
 
 
 class PositionIndependent(Phonology):

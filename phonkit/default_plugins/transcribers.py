@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from phonkit.data.lexicon import segment
+from phonkit.data.transcription import Transcriber
 from phonkit.hookspecs import hookimpl
-from phonkit.lexicon import segment
-from phonkit.transcription import Transcriber
 
 
 class Orthography(Transcriber):

@@ -9,13 +9,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from phonkit.data.lexicon import Lexicon
+from phonkit.data.split import drawable
+from phonkit.data.tsv import write_atomic
 from phonkit.experiments.runner import Planned, finished_runs, read_outcomes, read_plan
 from phonkit.experiments.tables import figure, markdown, mean_std, show, write_table
-from phonkit.lexicon import Lexicon
 from phonkit.progress import say
-from phonkit.split import drawable
-from phonkit.tsv import write_atomic
-from phonkit.workflow import TrainRequest
+from phonkit.tasks.train import TrainRequest
 
 METRICS = ("acc", "mld", "nll")
 LABELS = {"acc": "ACC (%)", "mld": "MLD (symbols)", "nll": "NLL (nats per symbol)"}
@@ -104,12 +104,12 @@ def _plus_minus(pair: tuple[float, float], metric: str) -> str:
 def _settings(runs: dict) -> str:
     for run in runs.values():
         config = run.config
-        training = config["training"]
+        training = config.training
         return (
-            f"corpus {config['corpus']}, language {config['lang']}, transcriber "
-            f"{config['transcriber']}, d = {config['model']['dim']}, batch "
-            f"{training['batch_size']}, at most {training['epochs']} epochs, patience "
-            f"{training['patience']}"
+            f"corpus {config.data.corpus}, language {config.lang}, transcriber "
+            f"{config.transcriber}, d = {config.model.dim}, batch "
+            f"{training.batch_size}, at most {training.epochs} epochs, patience "
+            f"{training.patience}"
         )
     return "no finished runs yet"
 

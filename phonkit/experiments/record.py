@@ -12,9 +12,9 @@ import lzma
 import shutil
 from pathlib import Path
 
+from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
 from phonkit.experiments.runner import MANIFEST, OUTCOMES, PLAN, finished_runs, read_manifest
-from phonkit.tsv import write_atomic
 
 RUN_FILES = ("config.json", "metrics.json", "history.tsv")
 PREDICTIONS = "predictions.tsv"

@@ -21,11 +21,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
-from phonkit.rundir import Run, clear
-from phonkit.runlock import RunLock
-from phonkit.tsv import write_atomic
-from phonkit.workflow import TrainRequest, start_run, train_run
+from phonkit.progress import show_messages
+from phonkit.run.directory import Run, clear
+from phonkit.run.lock import RunLock
+from phonkit.tasks.train import TrainRequest, start_run, train_run
 
 if TYPE_CHECKING:
     from phonkit.experiments.launchers import Session
@@ -61,7 +62,7 @@ def open_experiment(root: Path, kind: str, settings: dict[str, Any], force: bool
     kind of experiment with the same settings (so finished runs can be reused)."""
     manifest = {"kind": kind, "settings": settings}
     if root.exists() and not root.is_dir():
-        raise InputError(f"{root} is a file; --out needs a directory")
+        raise InputError(f"{root} is a file; out needs a directory", setting="out")
     if (root / MANIFEST).is_file():
         if force:
             shutil.rmtree(root)
@@ -71,7 +72,8 @@ def open_experiment(root: Path, kind: str, settings: dict[str, Any], force: bool
                 changed = _differences(found.get("settings", {}), settings)
                 raise InputError(
                     f"{root} holds a {found.get('kind')} experiment made with other settings "
-                    f"({changed}); choose another --out, or pass --force to start it over"
+                    f"({changed}); choose another out, or pass force to start it over",
+                    setting=("out", "force"),
                 )
     elif root.is_dir() and any(root.iterdir()):
         raise InputError(f"{root} is not empty and holds no phonkit experiment")
@@ -147,6 +149,7 @@ def run_one(planned: Planned, root: Path, threads: int | None = None) -> Outcome
         import torch
 
         torch.set_num_threads(threads)
+
     def work() -> None:
         with RunLock(path):  # one writer per run, even with two experiments at once
             train_run(start_or_open(planned, path))
@@ -184,6 +187,7 @@ def _logged(planned: Planned, root: Path, work: Callable[[], object]) -> Outcome
     log = root / "logs" / f"{planned.name}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
+    show_messages()  # in a worker process too: the run's messages belong in its log
     with log.open("a", encoding="utf-8") as stream, redirect_stderr(stream):
         try:
             work()

@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from phonkit.tsv import format_rows, write_atomic
+from phonkit.data.tsv import format_rows, write_atomic
 
 DECIMALS = {"acc": 1, "mld": 3, "nll": 3}
 

@@ -14,15 +14,15 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from phonkit.corpora import LANGUAGES, CorpusRequest
+from phonkit.analysis.significance import PERMUTATIONS, compare
+from phonkit.data.corpora import LANGUAGES, CorpusRequest
+from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
 from phonkit.experiments.paper import PAPER
 from phonkit.experiments.runner import Planned, finished_runs, read_outcomes, read_plan
 from phonkit.experiments.tables import figure, markdown, mean_std, p_value, show, write_table
 from phonkit.plugins import lookup
-from phonkit.significance import PERMUTATIONS, compare
-from phonkit.tsv import write_atomic
-from phonkit.workflow import TrainRequest
+from phonkit.tasks.train import TrainRequest
 
 METRICS = ("acc", "mld", "nll")
 SOURCES = {"unimorph": "UniMorph", "conll2017": "CoNLL-2017"}
@@ -48,7 +48,7 @@ def languages(spec: str, data_dir: Path | None) -> dict[str, str]:
         else [code.strip() for code in spec.split(",") if code.strip()]
     )
     if not wanted:
-        raise InputError("--langs needs ISO 639-3 codes separated by commas, or all")
+        raise InputError("langs needs ISO 639-3 codes separated by commas, or all", setting="langs")
     found = {lang: source(lang, data_dir) for lang in dict.fromkeys(wanted)}
     missing = [lang for lang, corpus in found.items() if corpus is None]
     if missing:
@@ -99,7 +99,7 @@ def report(root: Path, permutations: int = PERMUTATIONS) -> None:
         )
         if name in runs:
             cell["runs"].append(runs[name])
-            cell["test"] = runs[name].config["split"]["test"]
+            cell["test"] = runs[name].config.split.counts["test"]
         elif name in outcomes and outcomes[name].status != "finished":
             cell["notes"].append(f"{outcomes[name].status}: {outcomes[name].message}")
         else:
@@ -278,7 +278,7 @@ def _tests(comparisons, permutations: int, variants) -> str:
         row = [lang, f"{a} − {b}"]
         for c in found:
             row += [figure(c.mean_a - c.mean_b, c.metric), p_value(c.p_value)]
-            better = c.mean_a > c.mean_b if c.metric == "acc" else c.mean_a < c.mean_b
+            better = _better(c)
             tally = wins.setdefault((a, b, c.metric), [0, 0])
             tally[0] += better and c.p_value < 0.05
             tally[1] += 1
@@ -321,23 +321,33 @@ def _ordering(comparisons, variants) -> str:
     return "\n" + "".join(lines)
 
 
+def _better(c) -> bool:
+    """Whether the first run of a comparison scored better, in the metric's direction (its
+    ``higher_is_better``)."""
+    return (
+        c.mean_a > c.mean_b
+        if lookup("metrics", c.metric).higher_is_better
+        else (c.mean_a < c.mean_b)
+    )
+
+
 def _significantly_better(c) -> bool:
-    better = c.mean_a > c.mean_b if c.metric == "acc" else c.mean_a < c.mean_b
-    return better and c.p_value < 0.05
+    return _better(c) and c.p_value < 0.05
 
 
 def _settings_line(cells) -> str:
     for cell in cells.values():
         for run in cell["runs"]:
             config = run.config
-            training, model = config["training"], config["model"]
-            cap = config.get("max_entries")
+            training, model = config.training, config.model
+            cap = config.data.max_entries
             return (
-                f"transcriber {config['transcriber']}, morphemes "
-                f"{config.get('morphemes', 'features')}, d = {model['dim']}, σ = {model['sigma']}, "
-                f"batch {training['batch_size']}, at most {training['epochs']} epochs, "
-                f"patience {training['patience']}, precision {training['precision']}, checkpoint "
-                f"by dev {training.get('select', 'loss')}"
+                f"transcriber {config.transcriber}, morphemes "
+                f"{config.morphemes}, d = {model.dim}, σ = {model.sigma}, "
+                f"batch {training.batch_size}, at most {training.epochs} epochs, "
+                f"patience {training.patience}, precision {training.precision}, checkpoint "
+                f"by dev {training.select}"
                 + (f", at most {cap:,} entries per language" if cap else "")
+                + (", lemma encoder" if model.lemma_encoder else "")
             )
     return "no finished runs yet"

@@ -9,8 +9,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from phonkit.data.lexicon import Entry
 from phonkit.errors import InputError
-from phonkit.lexicon import Entry
 from phonkit.views.source import Part
 
 SORTS = ("form", "lemma", "ending", "frequency", "corpus")

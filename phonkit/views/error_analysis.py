@@ -14,11 +14,11 @@ from pathlib import Path
 
 from rapidfuzz.distance import Levenshtein
 
-from phonkit.encoding import Example
+from phonkit.data.encoding import Example
+from phonkit.data.lexicon import parse_features
+from phonkit.data.tsv import read_rows
 from phonkit.errors import InputError, at
-from phonkit.lexicon import parse_features
-from phonkit.rundir import Run
-from phonkit.tsv import read_rows
+from phonkit.run.directory import Run
 
 PREDICTIONS = "predictions.tsv"
 COLUMNS = ["lemma", "features", "gold", "prediction"]
@@ -180,7 +180,10 @@ def select(
 ) -> list[Prediction]:
     """The cells whose bundle has every feature of ``bundle`` (``V;PST`` selects every past
     tense of verbs) and whose gold or predicted form matches ``pattern``."""
-    wanted = set(parse_features(bundle, "--bundle")) if bundle is not None else set()
+    try:
+        wanted = set(parse_features(bundle, "bundle")) if bundle is not None else set()
+    except InputError as error:  # the setting ``bundle`` is at fault, not a file
+        raise InputError(error.message, error.where, "bundle") from None
     return [
         item
         for item in cells

@@ -1,7 +1,8 @@
 """``phonkit paradigm``: one lemma's paradigm as a table — every feature bundle of its part
 of speech seen in training, the gold form where the run or the user knows it and where from,
 the model's form, and how surprised the model is by each. A lemma new to the model gets an
-underlying form fitted to its known cells first (:mod:`phonkit.fitting`), as in ``predict``."""
+underlying form fitted to its known cells first (:mod:`phonkit.model.fitting`), as in
+``predict``."""
 
 from __future__ import annotations
 
@@ -11,13 +12,15 @@ from dataclasses import dataclass, field
 
 import torch
 
-from phonkit.decoding import autocast, decode, decode_nbest, surprisal
-from phonkit.encoding import Example, Vocabularies, encode, encode_morphemes
+from phonkit.data.encoding import Example, Vocabularies, encode, encode_morphemes
+from phonkit.data.lexicon import LEMMA, Decomposition, Entry
 from phonkit.errors import InputError, at
-from phonkit.fitting import FitConfig, fit_lemmas
-from phonkit.lexicon import LEMMA, Decomposition, Entry
-from phonkit.prediction import Cell, gather_evidence
-from phonkit.rundir import SPLITS, Run
+from phonkit.model.decoding import decode, decode_nbest, surprisal
+from phonkit.model.device import autocast
+from phonkit.model.factory import load_model
+from phonkit.model.fitting import FitConfig, fit_lemmas
+from phonkit.run.directory import SPLITS, Run
+from phonkit.tasks.predict import Cell, gather_evidence
 from phonkit.views.patterns import closest
 from phonkit.views.pos import lemma_classes
 
@@ -124,11 +127,11 @@ def lay_out(
     given = {cell.entry.lemma for cell in known}
     for lemma in wanted:
         if lemma not in in_model and lemma not in given:
-            raise InputError(_unknown(lemma, run, in_model))
+            raise InputError(_unknown(lemma, run, in_model), setting="known_cells")
     known = [cell for cell in known if cell.entry.lemma in wanted]
     filled = [cell for cell in known if not cell.gap]
     transcribed = run.transcriber().transcribe(
-        run.config["lang"] or "", [cell.entry.form for cell in filled]
+        run.config.lang or "", [cell.entry.form for cell in filled]
     )
     surfaces = {id(cell): surface for cell, surface in zip(filled, transcribed, strict=True)}
     evidence = gather_evidence(
@@ -150,7 +153,7 @@ def lay_out(
         bundles = sorted(facts.class_bundles.get(pos, set()) | set(own), key=";".join)
         cells = [ParadigmCell(features, list(own.get(features, []))) for features in bundles]
         paradigms.append(Paradigm(lemma, pos, lemma not in in_model, cells))
-    model = run.load_model(device)
+    model = load_model(run, device)
     with autocast(device, precision):
         vocabularies = fit_lemmas(model, vocabularies, evidence.examples, fit)
     _predict(
@@ -158,7 +161,7 @@ def lay_out(
         vocabularies,
         run.decomposition(),
         paradigms,
-        run.config["max_length"],
+        run.config.max_length,
         precision,
         beam,
     )
@@ -172,11 +175,11 @@ def _unknown(lemma: str, run: Run, in_model: set[str]) -> str:
     if held_out:
         return (
             f"lemma {lemma!r} is a held-out lemma of {run.path}, never seen in training; "
-            "give some of its cells with --known FILE to fit its underlying form"
+            "give some of its cells with known_cells=FILE to fit its underlying form"
         )
     return (
-        f"lemma {lemma!r} is not in the model {run.path} (give its known cells with --known "
-        f"FILE to fit it); closest: {', '.join(closest(lemma, sorted(in_model)))}"
+        f"lemma {lemma!r} is not in the model {run.path} (give its known cells with "
+        f"known_cells=FILE to fit it); closest: {', '.join(closest(lemma, sorted(in_model)))}"
     )
 
 

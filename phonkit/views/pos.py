@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from phonkit.lexicon import Entry
+from phonkit.data.lexicon import Entry
 
 # The part-of-speech values of the UniMorph schema (Sylak-Glassman 2016; Kirov et al. 2018).
 # V.PTCP, V.MSDR and V.CVB are verb forms and belong to the paradigms of verbs.

@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from phonkit.corpora import CorpusRequest
-from phonkit.encoding import Example
+from phonkit.data.corpora import CorpusRequest
+from phonkit.data.encoding import Example
+from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.errors import InputError
-from phonkit.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.plugins import lookup
-from phonkit.rundir import SPLITS, Run
+from phonkit.run.directory import SPLITS, Run
 
 ALL = "all"
 
@@ -53,7 +53,7 @@ def corpus_source(
     (``none``: the characters of the written form) and its morphemes as the decomposition
     ``morphemes`` splits it, exactly as ``train`` would see them (forms the transcriber gives
     no symbols are left out, with a warning)."""
-    from phonkit.workflow import surface_examples
+    from phonkit.tasks.train import surface_examples
 
     lookup("transcribers", transcriber)
     lookup("decompositions", morphemes)

@@ -10,8 +10,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from phonkit.data.lexicon import Entry
 from phonkit.errors import InputError
-from phonkit.lexicon import Entry
 from phonkit.views.pos import lemma_classes
 from phonkit.views.source import Part
 

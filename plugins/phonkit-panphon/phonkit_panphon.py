@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from functools import cache, cached_property, lru_cache
 
 from phonkit.hookspecs import hookimpl
-from phonkit.metrics import Metric, Scored
+from phonkit.tasks.metrics import Metric, Scored
 
 
 class PanPhonMetric(Metric):

@@ -1,5 +1,5 @@
-"""CELEX2 (Baayen, Piepenbrock & Gulikers 1995; LDC96L14): the ``celex`` corpus and the
-``disc`` transcriber.
+"""CELEX2 (Baayen, Piepenbrock & Gulikers 1995; LDC96L14): the ``celex`` corpus; it registers the
+``disc`` transcriber too (:class:`phonkit.data.disc.Disc`, beside its tables).
 
 CELEX2 is licensed by the LDC and does not ship with phonkit. Point phonkit at a copy with
 ``--data-dir`` or ``$PHONKIT_CELEX``; the layout is the CD's,
@@ -47,13 +47,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from phonkit.corpora import Corpus, CorpusRequest, data_dir
-from phonkit.disc import TABLES, segments, strip_marks
+from phonkit.data.corpora import Corpus, CorpusRequest, data_dir
+from phonkit.data.disc import Disc, strip_marks
+from phonkit.data.lexicon import Entry, Lexicon
 from phonkit.errors import InputError, at
 from phonkit.hookspecs import hookimpl
-from phonkit.lexicon import Entry, Lexicon
 from phonkit.progress import say
-from phonkit.transcription import Transcriber
 
 #: ISO 639-3 code -> the language's directory on the CELEX2 CD.
 LANGUAGES = {"nld": "dutch", "eng": "english", "deu": "german"}
@@ -190,8 +189,8 @@ def root_candidates(request: CorpusRequest) -> list[tuple[str, Path | None]]:
     places: list[tuple[str, Path | None]] = []
     if request.data_dir is not None:
         places += [
-            ("--data-dir", request.data_dir),
-            ("--data-dir/celex", request.data_dir / "celex"),
+            ("data.data_dir", request.data_dir),
+            ("data.data_dir/celex", request.data_dir / "celex"),
         ]
     celex = os.environ.get("PHONKIT_CELEX")
     places.append(("$PHONKIT_CELEX", Path(celex) if celex else None))
@@ -214,8 +213,9 @@ def not_installed(request: CorpusRequest, lang: str) -> InputError:
     )
     return InputError(
         f"CELEX2 is LDC96L14, licensed by the LDC ({CATALOG}), and phonkit found no "
-        f"{LANGUAGES[lang]}/ directory of it: set PHONKIT_CELEX (or --data-dir) to the "
-        f"directory holding dutch/ english/ german/ (looked in {looked})"
+        f"{LANGUAGES[lang]}/ directory of it: set PHONKIT_CELEX (or data.data_dir) to the "
+        f"directory holding dutch/ english/ german/ (looked in {looked})",
+        setting="data.data_dir",
     )
 
 
@@ -448,34 +448,6 @@ def join(
         *messages,
     ]
     return lexicon
-
-
-class Disc(Transcriber):
-    name = "disc"
-    description = "IPA segments from CELEX DISC strings (tables for nld, eng, deu)"
-    joiner = " "
-
-    def transcribe(self, lang: str, forms: Sequence[str]) -> list[tuple[str, ...]]:
-        if lang not in TABLES:
-            raise InputError(
-                f"the disc transcriber has DISC tables for {', '.join(TABLES)} only, "
-                f"not {lang!r} (use --lang)"
-            )
-        table = TABLES[lang]
-        results, unknown = [], {}
-        for form in forms:
-            symbols, missing = segments(form, table)
-            results.append(symbols)
-            if missing:
-                unknown[form] = missing
-        if unknown:
-            characters = sorted(set("".join(unknown.values())))
-            say(
-                f"warning: disc: {len(unknown):,} {lang} form{'s' * (len(unknown) != 1)} "
-                f"had characters the {lang} DISC table lacks ({' '.join(characters[:12])}; "
-                f"e.g. {next(iter(unknown))}); they are kept as symbols"
-            )
-        return results
 
 
 @hookimpl

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from phonkit.corpora import LANGUAGES, Corpus, CorpusRequest, unknown_language
+from phonkit.data.corpora import LANGUAGES, Corpus, CorpusRequest, unknown_language
+from phonkit.data.lexicon import Lexicon, read_tsv
 from phonkit.hookspecs import hookimpl
-from phonkit.lexicon import Lexicon, read_tsv
 
 SPLITS = (
     "train-high",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from phonkit.corpora import Corpus, CorpusRequest
+from phonkit.data.corpora import Corpus, CorpusRequest
+from phonkit.data.lexicon import Lexicon, entry_from_fields, parse_columns
 from phonkit.errors import InputError
 from phonkit.hookspecs import hookimpl
-from phonkit.lexicon import Lexicon, entry_from_fields, parse_columns
 
 BUILDERS = {
     ".parquet": "parquet",
@@ -68,7 +68,10 @@ class HuggingFace(Corpus):
 
     def read(self, request: CorpusRequest) -> Lexicon:
         if not request.path:
-            raise InputError("corpus 'hf' needs --path with a Hub dataset name or a local path")
+            raise InputError(
+                "corpus 'hf' needs data.path with a Hub dataset name or a local path",
+                setting="data.path",
+            )
         mapping, _ = parse_columns(request.columns or "lemma=lemma,form=form,features=features")
         try:
             dataset = load(request.path, request.lang, request.options.get("split"))
@@ -86,7 +89,8 @@ class HuggingFace(Corpus):
             raise InputError(
                 f"dataset {request.path!r} has no column {missing[0]!r}; it has "
                 f"{', '.join(dataset.column_names)} "
-                "(map them with --columns lemma=...,form=...,features=...)"
+                "(map them with data.columns=lemma=...,form=...,features=...)",
+                setting="data.columns",
             )
         entries = []
         for number, record in enumerate(dataset, start=1):

@@ -9,9 +9,9 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
-from phonkit.corpora import Corpus, CorpusRequest, unknown_language
+from phonkit.data.corpora import Corpus, CorpusRequest, unknown_language
+from phonkit.data.lexicon import Lexicon, read_tsv
 from phonkit.hookspecs import hookimpl
-from phonkit.lexicon import Lexicon, read_tsv
 
 SAMPLES = {"tur": "tur-sample.tsv.xz"}
 

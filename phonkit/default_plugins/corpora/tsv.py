@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from phonkit.corpora import Corpus, CorpusRequest
+from phonkit.data.corpora import Corpus, CorpusRequest
+from phonkit.data.lexicon import UNIMORPH_COLUMNS, Lexicon, read_tsv
 from phonkit.errors import InputError
 from phonkit.hookspecs import hookimpl
-from phonkit.lexicon import UNIMORPH_COLUMNS, Lexicon, read_tsv
 
 
 class TSVCorpus(Corpus):
@@ -16,7 +16,7 @@ class TSVCorpus(Corpus):
 
     def read(self, request: CorpusRequest) -> Lexicon:
         if not request.path:
-            raise InputError("corpus 'tsv' needs --path FILE")
+            raise InputError("corpus 'tsv' needs data.path=FILE", setting="data.path")
         return read_tsv(Path(request.path), request.columns or UNIMORPH_COLUMNS)
 
 

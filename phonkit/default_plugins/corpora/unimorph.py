@@ -13,10 +13,10 @@ from pathlib import Path
 
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 
-from phonkit.corpora import Corpus, CorpusRequest
+from phonkit.data.corpora import Corpus, CorpusRequest
+from phonkit.data.lexicon import Lexicon, read_tsv
 from phonkit.errors import InputError
 from phonkit.hookspecs import hookimpl
-from phonkit.lexicon import Lexicon, read_tsv
 from phonkit.progress import stderr_console
 
 SUFFIXES = (".tsv.xz", ".tsv.gz", ".tsv", ".xz", ".gz", "")
@@ -78,7 +78,8 @@ class UniMorph(Corpus):
                     f"UniMorph table for {lang!r} is not in {path.parent} and could not be "
                     f"downloaded from {url} ({reason}); "
                     "put the table (lemma<TAB>form<TAB>features) "
-                    f"at {path}.tsv or set --data-dir / PHONKIT_DATA"
+                    f"at {path}.tsv or set data.data_dir / PHONKIT_DATA",
+                    setting="data.data_dir",
                 ) from None
         return Lexicon.of(read_tsv(path).entries, f"unimorph/{lang}")
 

@@ -265,12 +265,12 @@ def test_a_task_streams_the_run_back_with_metrics_last(data_root, tmp_path):
 
     from phonkit_ray.worker import train
 
-    from phonkit.corpora import CorpusRequest
+    from phonkit.data.corpora import CorpusRequest
     from phonkit.experiments import unimorph
     from phonkit.experiments.runner import prepare
-    from phonkit.phonology import ModelConfig
-    from phonkit.training import TrainConfig
-    from phonkit.workflow import TrainRequest
+    from phonkit.model.phonology import ModelConfig
+    from phonkit.model.training import TrainConfig
+    from phonkit.tasks.train import TrainRequest
 
     base = TrainRequest(
         request=CorpusRequest(data_dir=data_root),

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from phonkit.cli import main
-from phonkit.phonology import ModelConfig
+from phonkit.model.phonology import ModelConfig
 from phonkit.plugins import registry
 
 pytest.importorskip("phonkit_wsum")

@@ -1,0 +1,1 @@
+"""Looking at what a model learned: underlying forms, vowel attributes, significance tests."""

@@ -1,0 +1,254 @@
+"""The Python API: a trained run as a model object, training, and the plugin registry by name.
+
+Everything the commands do is reachable from here; the CLI builds the same settings and calls
+the same functions. Errors are :class:`phonkit.errors.InputError` (bad input: its message
+names the setting and the value); messages go to the ``phonkit`` logger (see docs/python.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from phonkit.analysis.underlying_forms import Inventory
+from phonkit.data.corpora import Corpus
+from phonkit.data.lexicon import Decomposition, Entry, parse_features, parse_lemma
+from phonkit.data.transcription import Transcriber
+from phonkit.errors import InputError
+from phonkit.model.device import choose_device
+from phonkit.model.factory import load_model
+from phonkit.model.fitting import FitConfig
+from phonkit.model.phonology import Phonology
+from phonkit.plugins import lookup, registry
+from phonkit.run.config import RunConfig
+from phonkit.run.directory import Run, writing
+from phonkit.tasks.evaluate import evaluate as score_examples
+from phonkit.tasks.evaluate import selected_metrics
+from phonkit.tasks.metrics import Metric
+from phonkit.tasks.predict import Cell, PredictOptions, Predictor, gold_examples
+from phonkit.tasks.train import TrainRequest, default_run_dir, start_run, train_run
+
+#: A row given to :meth:`Model.predict`: lemma, features (``"N;PL"`` or a sequence), and the
+#: known form, or None (or ``""``) for a gap.
+Row = tuple[str, "str | Sequence[str]", "str | None"] | tuple[str, "str | Sequence[str]"]
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One output row of :meth:`Model.predict`: a cell, its form, and where the form is from.
+
+    ``given`` is True for a known form passed through; ``rank`` counts the hypotheses of a
+    predicted cell from 1 (several with ``nbest``); ``log_prob`` is the hypothesis's total
+    log-probability and ``surprisal`` its -log p per symbol (nats), where asked for."""
+
+    lemma: str
+    features: str
+    form: str
+    given: bool
+    rank: int
+    log_prob: float | None = None
+    surprisal: float | None = None
+
+
+@dataclass(frozen=True)
+class UnderlyingForms:
+    """The learned underlying forms of a run's morphemes, as ``phonkit uf export`` writes
+    them: each morpheme's name, kind (stem or feature), training frequency and vector."""
+
+    morphemes: list[str]
+    kinds: list[str]
+    frequency: list[int]
+    vectors: Any  # numpy array, one row per morpheme
+
+    def vector(self, morpheme: str, kind: str = "stem") -> Any:
+        """The vector of one morpheme (a lemma for ``kind="stem"``, else a feature)."""
+        for name, found, vector in zip(self.morphemes, self.kinds, self.vectors, strict=True):
+            if name == morpheme and found == kind:
+                return vector
+        raise InputError(f"morpheme={morpheme!r}: no {kind} of that name in the model")
+
+
+class Model:
+    """A trained run loaded for use: predict gaps, score forms, evaluate, read its UFs."""
+
+    def __init__(self, run: Run, device: str = "cpu", precision: str = "auto"):
+        self.run = run
+        self.device = choose_device(device)
+        self.precision = precision
+
+    def __repr__(self) -> str:
+        return f"phonkit.Model({str(self.run.path)!r})"
+
+    @property
+    def path(self) -> Path:
+        return self.run.path
+
+    @property
+    def config(self) -> RunConfig:
+        """The run's settings (``config.json``)."""
+        return self.run.config
+
+    @cached_property
+    def network(self) -> Phonology:
+        """The trained network (loaded once)."""
+        return load_model(self.run, self.device)
+
+    def predict(
+        self,
+        rows: Iterable[Row],
+        *,
+        beam: int = 1,
+        nbest: int = 1,
+        every: bool = False,
+        scores: bool = False,
+        skip_unknown: bool = False,
+        fit: FitConfig | None = None,
+    ) -> list[Prediction]:
+        """Fill the gaps of ``rows`` as ``phonkit predict`` does: greedy (``beam=1``) or beam
+        search, ``nbest`` hypotheses per cell, every row with ``every``, the surprisal of each
+        form with ``scores``. A lemma new to the model gets its underlying form fitted to its
+        known cells, which must come in the rows next to its gaps (``fit``: the steps and
+        learning rate of that fit)."""
+        if min(beam, nbest) < 1:
+            raise InputError(f"beam={beam}, nbest={nbest}: both must be at least 1")
+        options = PredictOptions(
+            every, beam, nbest, scores, skip_unknown, self.precision, fit or FitConfig()
+        )
+        cells = cells_of(rows)
+        predictor = Predictor(self.run, self.device, options, self.network)
+        filled = predictor.predict(cells, "rows")
+        predictor.report()
+        joiner = predictor.transcriber.joiner
+        return [
+            Prediction(
+                cell.entry.lemma,
+                cell.entry.bundle,
+                cell.entry.form if one.rank == "given" else joiner.join(one.symbols or ()),
+                one.rank == "given",
+                one.rank if isinstance(one.rank, int) else 0,
+                None if one.nll is None else -one.nll[0],
+                None if one.nll is None else one.nll[1],
+            )
+            for one in filled
+            for cell in (cells[one.index],)
+        ]
+
+    def score(self, rows: Iterable[Row]) -> list[float | None]:
+        """The surprisal (-log p per symbol, in nats) of each row's form, as ``phonkit
+        predict --score`` gives it; a gap's surprisal is that of its predicted form.
+        None where the model cannot score a form."""
+        return [p.surprisal for p in self.predict(rows, scores=True) if p.rank <= 1]
+
+    def evaluate(
+        self,
+        rows: Iterable[Row] | None = None,
+        *,
+        metrics: Sequence[str] | None = None,
+        transcriber: str | None = None,
+    ) -> dict[str, float]:
+        """Metric scores on ``rows`` (lemma, features, gold form) or, without rows, on the
+        run's test split, as ``phonkit evaluate``; ``metrics`` by name (default: all)."""
+        if rows is None:
+            examples = self.run.examples("test")
+        else:
+            examples = gold_examples(cells_of(rows), "rows", self.run, False, transcriber)
+        result = score_examples(
+            self.network,
+            examples,
+            self.run.vocabularies(),
+            self.run.config.max_length,
+            selected_metrics(list(metrics) if metrics is not None else None),
+            self.precision,
+        )
+        return result.scores
+
+    def underlying_forms(self) -> UnderlyingForms:
+        """The morphemes and their vectors, as ``phonkit uf export``."""
+        inventory = Inventory.of(self.run)
+        return UnderlyingForms(
+            inventory.morphemes, inventory.kinds, inventory.frequency, inventory.vectors
+        )
+
+
+def cells_of(rows: Iterable[Row]) -> list[Cell]:
+    """Predict rows from Python values, checked as the lines of a predict TSV are."""
+    cells = []
+    for number, row in enumerate(rows, 1):
+        if not 2 <= len(row) <= 3:
+            raise InputError(f"rows[{number - 1}]: expected (lemma, features[, form]), not {row!r}")
+        lemma, features = row[0], row[1]
+        form = (row[2] if len(row) == 3 else None) or ""
+        where = f"rows[{number - 1}]"
+        bundle = features if isinstance(features, str) else ";".join(features)
+        entry = Entry(parse_lemma(lemma, where), parse_features(bundle, where), form.strip())
+        cells.append(Cell(number, entry, []))
+    return cells
+
+
+def load(run_dir: str | Path, device: str = "cpu", precision: str = "auto") -> Model:
+    """The finished run in ``run_dir`` as a :class:`Model` (``device``: cpu, cuda or auto)."""
+    return Model(Run.open(Path(run_dir)), device, precision)
+
+
+def train(
+    settings: TrainRequest | None = None, out: str | Path | None = None, force: bool = False
+) -> Model:
+    """Train a model with ``settings`` (the defaults: the position-independent model on the
+    bundled Turkish sample) into the run directory ``out`` (as ``phonkit train``:
+    ``runs/CORPUS-LANG-VARIANT`` by default; ``force`` replaces a run there), and load it."""
+    settings = settings or TrainRequest()
+    out = Path(out) if out is not None else default_run_dir(settings)
+    with writing(out):
+        Run.check_target(out, force)
+        run = start_run(settings, out, force)
+        train_run(run)
+    return load(out, "cpu")
+
+
+def corpus(name: str) -> Corpus:
+    """The corpus reader called ``name`` (``unimorph``, ``sample``, ``tsv``, a plugin's)."""
+    return lookup("corpora", name)
+
+
+def transcriber(name: str) -> Transcriber:
+    """The transcriber called ``name`` (``none``, ``segments``, ``epitran``, ``disc``...)."""
+    return lookup("transcribers", name)
+
+
+def variant(name: str) -> type[Phonology]:
+    """The model variant called ``name`` (``pi``, ``pd``, ``joint``, a plugin's)."""
+    return lookup("models", name)
+
+
+def metric(name: str) -> Metric:
+    """The metric called ``name`` (``acc``, ``mld``, ``nll``, ``chrf``, a plugin's)."""
+    return lookup("metrics", name)
+
+
+def decomposition(name: str) -> Decomposition:
+    """The morpheme decomposition called ``name`` (``features``, ``bundle``, a plugin's)."""
+    return lookup("decompositions", name)
+
+
+def names(kind: str) -> list[str]:
+    """The registered names of a kind: corpora, transcribers, models, metrics,
+    decompositions or launchers."""
+    return list(registry(kind))
+
+
+__all__ = [
+    "Model",
+    "Prediction",
+    "UnderlyingForms",
+    "corpus",
+    "decomposition",
+    "load",
+    "metric",
+    "names",
+    "train",
+    "transcriber",
+    "variant",
+]

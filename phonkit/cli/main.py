@@ -1,0 +1,688 @@
+"""The ``phonkit`` command line: thin Typer commands over the library."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import click
+import typer
+
+from phonkit.cli.experiment import experiment_app
+from phonkit.cli.options import (
+    BatchSize,
+    Columns,
+    Corpus,
+    CorpusOptions,
+    CorpusPath,
+    DataDir,
+    Device,
+    Dim,
+    Epochs,
+    FitLr,
+    FitSteps,
+    Ipa,
+    MaxEntries,
+    Metrics,
+    Morphemes,
+    Patience,
+    Precision,
+    RunDir,
+    Select,
+    Transcribers,
+    at_least_one,
+    in_flags,
+    in_options,
+    key_values,
+    names,
+    numbers,
+)
+from phonkit.cli.views import register as register_views
+from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
+from phonkit.errors import InputError
+from phonkit.model.fitting import FitConfig
+from phonkit.model.phonology import ModelConfig
+from phonkit.model.training import TrainConfig
+
+app = typer.Typer(
+    help="Learn underlying forms of morphemes and predict the surface forms of paradigms "
+    "(differentiable generative phonology). Data on stdout, everything else on stderr.",
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+
+
+@app.command()
+def train(
+    corpus: Corpus = "sample",
+    lang: Annotated[str | None, typer.Option(help="ISO 639-3 language code.")] = None,
+    variant: Annotated[
+        str, typer.Option(help="Model variant: pi, pd, joint, or a plugin's.")
+    ] = "pi",
+    morphemes: Morphemes = DEFAULT_DECOMPOSITION,
+    epochs: Epochs = TrainConfig.epochs,
+    out: Annotated[
+        Path | None, typer.Option(help="Run directory \\[default: runs/CORPUS-LANG-VARIANT].")
+    ] = None,
+    data_dir: DataDir = None,
+    path: CorpusPath = None,
+    columns: Columns = None,
+    corpus_option: CorpusOptions = [],  # noqa: B006
+    transcriber: Transcribers = "none",
+    ipa: Ipa = False,
+    split: Annotated[
+        str,
+        typer.Option(
+            help="paradigms: hold out cells of seen paradigms; "
+            "lemmas: hold out whole paradigms (for evaluate --unseen-lemmas); "
+            "sample: the k-sample of --k."
+        ),
+    ] = "paradigms",
+    k: Annotated[
+        int | None,
+        typer.Option(
+            "--k",
+            help="Train on K entries drawn by token frequency (the CELEX learning-curve "
+            "split); dev and test come from the rest whose morphemes were drawn.",
+        ),
+    ] = None,
+    draw: Annotated[int, typer.Option(help="Which draw of the --k sample (1, 2, ...).")] = 1,
+    max_entries: MaxEntries = None,
+    metrics: Metrics = None,
+    device: Device = "auto",
+    precision: Precision = TrainConfig.precision,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the split, initialisation and batches.")
+    ] = TrainConfig.seed,
+    dim: Dim = ModelConfig.dim,
+    dropout: Annotated[
+        float, typer.Option(help="Dropout on all embeddings.")
+    ] = ModelConfig.dropout,
+    sigma: Annotated[
+        float, typer.Option(help="Std of the training noise on underlying forms.")
+    ] = ModelConfig.sigma,
+    init_scale: Annotated[
+        float, typer.Option(help="Std of the initial morpheme vectors.")
+    ] = ModelConfig.init_scale,
+    lemma_encoder: Annotated[
+        bool,
+        typer.Option(
+            "--lemma-encoder",
+            help="Read each lemma's spelling: a BiLSTM gives the prior mean of its underlying "
+            "form and a copy distribution over its symbols (for new lemmas; docs/method.md).",
+        ),
+    ] = ModelConfig.lemma_encoder,
+    uf_lr_scale: Annotated[
+        float, typer.Option(help="Learning rate of morpheme vectors relative to --lr.")
+    ] = TrainConfig.uf_lr_scale,
+    prior_weight: Annotated[
+        float, typer.Option(help="Weight of the N(0, I) prior on morphemes.")
+    ] = TrainConfig.prior_weight,
+    batch_size: BatchSize = TrainConfig.batch_size,
+    lr: Annotated[float, typer.Option(help="Adam learning rate.")] = TrainConfig.lr,
+    patience: Patience = TrainConfig.patience,
+    select: Select = TrainConfig.select,
+    force: Annotated[bool, typer.Option(help="Replace an existing run directory.")] = False,
+    resume: Annotated[
+        bool, typer.Option(help="Go on training the unfinished run in --out.")
+    ] = False,
+) -> None:
+    """Train a model and write a run directory; prints dev/test metrics on stderr.
+
+    With no arguments: the position-independent model on the bundled Turkish sample."""
+    from phonkit.data.corpora import CorpusRequest
+    from phonkit.progress import metrics_table, say
+    from phonkit.run.directory import Run, writing
+    from phonkit.tasks.train import (
+        TrainRequest,
+        choose_transcriber,
+        default_run_dir,
+        start_run,
+        train_run,
+    )
+
+    at_least_one(
+        epochs=epochs, batch_size=batch_size, dim=dim, k=k, draw=draw, max_entries=max_entries
+    )
+    if resume:
+        if out is None:
+            raise InputError("--resume needs --out DIR, the run to go on with")
+        with writing(out):  # one writer at a time; Ctrl-C says what was kept
+            run = Run.open(out, finished=False)
+            if run.finished:
+                raise InputError(f"{out}: the run is already finished")
+            metrics = train_run(run, device if device != "auto" else None)
+    else:
+        lang = lang or ("tur" if corpus == "sample" else None)
+        if k is not None and split == "paradigms":
+            split = "sample"
+        job = TrainRequest(
+            corpus=corpus,
+            request=CorpusRequest(
+                lang, data_dir, path, columns, key_values(corpus_option, "--corpus-option")
+            ),
+            transcriber=choose_transcriber(corpus, transcriber, ipa),
+            variant=variant,
+            morphemes=morphemes,
+            split=split,
+            k=k,
+            draw=draw,
+            max_entries=max_entries,
+            metrics=names(metrics, "--metrics") if metrics else None,
+            model=ModelConfig(
+                dim=dim,
+                dropout=dropout,
+                sigma=sigma,
+                init_scale=init_scale,
+                lemma_encoder=lemma_encoder,
+            ),
+            training=TrainConfig(
+                epochs=epochs,
+                batch_size=batch_size,
+                lr=lr,
+                patience=patience,
+                prior_weight=prior_weight,
+                uf_lr_scale=uf_lr_scale,
+                precision=precision,
+                select=select,
+                seed=seed,
+            ),
+            device=device,
+        )
+        out = out or default_run_dir(job)
+        with writing(out):
+            Run.check_target(out, force)  # before the corpus is read
+            run = start_run(job, out, force)
+            metrics = train_run(run)
+    metrics_table(f"{run.path}", metrics)
+    if run.config.split.protocol == "lemmas":
+        say(
+            "test: the test lemmas of --split lemmas are new to the model, and these figures "
+            "spell them with no underlying form of their own (so ACC is near 0); score them "
+            f"with their UFs fitted: phonkit evaluate -m {run.path} --unseen-lemmas"
+        )
+    say(f"run directory: {run.path}")
+
+
+@app.command()
+def predict(
+    model: RunDir,
+    file: Annotated[Path | None, typer.Argument(help="Predict TSV (default: stdin).")] = None,
+    all_rows: Annotated[
+        bool, typer.Option("--all", help="Predict every row, not only gaps.")
+    ] = False,
+    beam: Annotated[int, typer.Option(help="Beam width (1: greedy).")] = 1,
+    nbest: Annotated[
+        int,
+        typer.Option(help="Hypotheses per predicted cell, one row each, with rank and log-prob."),
+    ] = 1,
+    score: Annotated[
+        bool, typer.Option("--score", help="Add the surprisal (nats per symbol) of each form.")
+    ] = False,
+    skip_unknown: Annotated[
+        bool,
+        typer.Option(
+            "--skip-unknown", help="Leave rows with unknown features or unfittable lemmas empty."
+        ),
+    ] = False,
+    fit_steps: FitSteps = FitConfig.steps,
+    fit_lr: FitLr = FitConfig.lr,
+    device: Device = "cpu",
+    precision: Precision = "auto",
+) -> None:
+    """Fill paradigm gaps: reads lemma<TAB>features[<TAB>form|--], writes TSV to stdout.
+
+    Lemmas the model has never seen get an underlying form fitted to their known cells, which
+    must come in the rows next to their gaps. Streams: output follows input chunk by chunk."""
+    from phonkit.data.tsv import open_bytes, stdin_bytes
+    from phonkit.errors import Interrupted
+    from phonkit.model.device import choose_device
+    from phonkit.run.directory import Run
+    from phonkit.tasks.predict import PredictOptions, Predictor
+    from phonkit.tasks.streaming import predict_stream
+
+    if min(beam, nbest, fit_steps + 1) < 1:
+        raise InputError("--beam and --nbest must be at least 1, --fit-steps at least 0")
+    run = Run.open(model)
+    name = str(file) if file else "<stdin>"
+    options = PredictOptions(
+        all_rows, beam, nbest, score, skip_unknown, precision, FitConfig(fit_steps, fit_lr)
+    )
+    stream = open_bytes(file) if file else stdin_bytes("predict TSV")
+    predictor = Predictor(run, choose_device(device), options)
+
+    def write(text: str) -> None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+    try:
+        with stream:
+            predict_stream(predictor, stream, name, write)
+    except KeyboardInterrupt:
+        tally = predictor.tally
+        raise Interrupted(
+            f"{tally.rows_out:,} output rows were written, for the input up to "
+            f"{name}:{tally.last_line}"
+            if tally.rows_out
+            else "no output row was written"
+        ) from None
+    predictor.report()
+
+
+@app.command()
+def evaluate(
+    model: RunDir,
+    file: Annotated[
+        Path | None,
+        typer.Argument(
+            help="TSV lemma<TAB>features<TAB>gold form (default: the run's test split)."
+        ),
+    ] = None,
+    predictions: Annotated[
+        Path | None, typer.Option(help="Also write per-cell predictions here.")
+    ] = None,
+    unseen_lemmas: Annotated[
+        bool,
+        typer.Option(
+            "--unseen-lemmas",
+            help="Score lemmas new to the model: reveal --known cells of each, fit their UFs, "
+            "score the other cells, beside an edit baseline (needs a run trained with "
+            "--split lemmas, or FILE with new lemmas).",
+        ),
+    ] = False,
+    known: Annotated[
+        str, typer.Option(help="With --unseen-lemmas: cells revealed per lemma, e.g. 1,2,4,8.")
+    ] = "1,2,4,8",
+    seed: Annotated[int, typer.Option(help="Seed of the cells revealed.")] = 1,
+    transcriber: Annotated[
+        str | None,
+        typer.Option(
+            help="Transcriber of the gold forms in FILE \\[default: the run's]; e.g. segments "
+            "for gold already written as space-separated segments."
+        ),
+    ] = None,
+    fit_steps: FitSteps = FitConfig.steps,
+    fit_lr: FitLr = FitConfig.lr,
+    device: Device = "cpu",
+    precision: Precision = "auto",
+) -> None:
+    """Score a run on its test split or on a TSV with gold forms; metric<TAB>value on stdout
+    (with --unseen-lemmas: known<TAB>system<TAB>metric<TAB>value)."""
+    from phonkit.data.tsv import format_rows, write_atomic
+    from phonkit.model.device import choose_device
+    from phonkit.model.factory import load_model
+    from phonkit.progress import metrics_table
+    from phonkit.run.directory import Run
+    from phonkit.tasks.evaluate import evaluate as score
+    from phonkit.tasks.predict import read_gold
+
+    if predictions is not None and predictions.is_dir():
+        raise InputError(f"--predictions {predictions}: is a directory; give a file name")
+    run = Run.open(model)
+    if unseen_lemmas:
+        counts = numbers(known, "--known")
+        examples = run.examples("test") if file is None else read_gold(file, run, True, transcriber)
+        if file is None and run.config.split.protocol != "lemmas":
+            raise InputError(
+                f"{run.path}: its test lemmas were seen in training (split "
+                f"{run.config.split.protocol!r}); train with --split lemmas, "
+                "or give a TSV of new lemmas"
+            )
+        _evaluate_unseen(
+            run, examples, counts, seed, FitConfig(fit_steps, fit_lr), device, precision
+        )
+        return
+    examples = run.examples("test") if file is None else read_gold(file, run, False, transcriber)
+    label = "test" if file is None else str(file)
+    result = score(
+        load_model(run, choose_device(device)),
+        examples,
+        run.vocabularies(),
+        run.config.max_length,
+        precision=precision,
+    )
+    if predictions:
+        write_atomic(predictions, format_rows(result.rows(run.transcriber().joiner)))
+    metrics_table(f"{run.path} on {label} ({len(examples):,} forms)", {label: result.scores})
+    sys.stdout.write(
+        format_rows([("metric", "value")] + [(k, f"{v:.6g}") for k, v in result.scores.items()])
+    )
+
+
+def _evaluate_unseen(run, examples, counts, seed, fit, device, precision) -> None:
+    from phonkit.data.tsv import format_rows
+    from phonkit.model.device import choose_device
+    from phonkit.progress import metrics_table, say
+    from phonkit.tasks.unseen import score_unseen
+
+    rows: list[tuple[object, ...]] = [("known", "system", "metric", "value")]
+    dev = (
+        run.read_json("metrics.json").get("dev", {})
+        if run.config.split.protocol == "lemmas"
+        else {}
+    )
+    tables = {}
+    if dev:
+        tables["seen lemmas (dev)"] = dev
+        rows += [("seen", "model", name, f"{value:.6g}") for name, value in dev.items()]
+    for known in counts:
+        shown, scores = score_unseen(
+            run, examples, known, seed, choose_device(device), fit, precision
+        )
+        say(
+            f"known {known}: {shown.lemmas:,} lemmas, {len(shown.held_out):,} cells scored "
+            f"({shown.too_small:,} lemmas with at most {known} cells left out)"
+        )
+        if not shown.lemmas:
+            continue
+        for system, figures in scores.items():
+            tables[f"{system}, {known} known"] = figures
+            rows += [(known, system, name, f"{value:.6g}") for name, value in figures.items()]
+    metrics_table(f"{run.path} on unseen lemmas", tables)
+    sys.stdout.write(format_rows(rows))
+
+
+@app.command()
+def transcribe(
+    lang: Annotated[str, typer.Option(help="ISO 639-3 language code.")],
+    file: Annotated[
+        Path | None, typer.Argument(help="Words, one per line, or a TSV (default: stdin).")
+    ] = None,
+    transcriber: Transcribers = "epitran",
+    column: Annotated[
+        int | None,
+        typer.Option(help="Read the words from this tab-separated column (1 = first)."),
+    ] = None,
+) -> None:
+    """Transcribe words: word<TAB>space-separated segments on stdout, one line per word."""
+    from phonkit.data.transcription import read_words
+    from phonkit.data.tsv import format_rows, open_bytes, stdin_bytes
+    from phonkit.plugins import lookup
+
+    chosen = lookup("transcribers", transcriber)
+    name = str(file) if file else "<stdin>"
+    with open_bytes(file) if file else stdin_bytes("words") as stream:
+        words = read_words(stream, name, column)
+    segments = chosen.transcribe(lang, words)
+    rows = zip(words, (" ".join(symbols) for symbols in segments), strict=True)
+    sys.stdout.write(format_rows(rows))
+
+
+@app.command()
+def plugins(
+    hook: Annotated[str | None, typer.Option(help="Only plugins implementing this hook.")] = None,
+) -> None:
+    """Loaded plugins: name<TAB>version<TAB>hooks<TAB>registers (what each registers, by
+    kind: variants, metrics, corpora, transcribers, decompositions, launchers, commands)."""
+    from phonkit.data.tsv import format_rows
+    from phonkit.plugins import plugin_infos
+
+    rows = [
+        (
+            p.name,
+            p.version,
+            ",".join(p.hooks),
+            "; ".join(f"{kind}: {','.join(names)}" for kind, names in p.registers.items()),
+        )
+        for p in plugin_infos()
+        if not hook or hook in p.hooks
+    ]
+    sys.stdout.write(format_rows([("name", "version", "hooks", "registers"), *rows]))
+
+
+@app.command()
+def corpora(data_dir: DataDir = None) -> None:
+    """Corpus readers and the languages each has available: name<TAB>languages<TAB>description."""
+    from phonkit.data.corpora import CorpusRequest
+    from phonkit.data.tsv import format_rows
+    from phonkit.plugins import registry
+
+    request = CorpusRequest(data_dir=data_dir)
+    rows = [
+        (name, ",".join(reader.languages(request)) or "-", reader.description)
+        for name, reader in registry("corpora").items()
+    ]
+    sys.stdout.write(format_rows([("corpus", "languages", "description"), *rows]))
+
+
+@app.command()
+def compare(
+    first: Annotated[Path, typer.Argument(help="A run directory.")],
+    second: Annotated[Path, typer.Argument(help="Another run on the same test split.")],
+    permutations: Annotated[int, typer.Option(help="Random swaps in the test.")] = 10_000,
+    seed: Annotated[int, typer.Option(help="Seed of the swaps.")] = 0,
+) -> None:
+    """Paired permutation test between two runs on the test cells both scored:
+    metric<TAB>items<TAB>first<TAB>second<TAB>p_value on stdout."""
+    from phonkit.analysis.significance import compare as test
+    from phonkit.data.tsv import format_rows
+    from phonkit.run.directory import Run
+
+    at_least_one(permutations=permutations)
+    a, b = Run.open(first).item_scores(), Run.open(second).item_scores()
+    shared = [key for key in a if key in b]
+    if not shared:
+        raise InputError(f"{first} and {second} share no test cells; compare runs of one split")
+    metrics = [m for m in next(iter(a.values())) if m in b[shared[0]]]
+    rows = [
+        (c.metric, c.items, f"{c.mean_a:.6g}", f"{c.mean_b:.6g}", f"{c.p_value:.6g}")
+        for c in test(a, b, metrics, permutations, seed)
+    ]
+    sys.stdout.write(format_rows([("metric", "items", "first", "second", "p_value"), *rows]))
+
+
+uf_app = typer.Typer(help="Look at the learned underlying forms (UFs) of a run's morphemes.")
+app.add_typer(uf_app, name="uf")
+app.add_typer(experiment_app, name="experiment")
+register_views(app)  # stats, paradigm, errors, concordance
+
+
+@uf_app.command("export")
+def uf_export(
+    model: RunDir,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Output prefix: PREFIX.vectors.tsv etc.")
+    ],
+    format: Annotated[str, typer.Option(help="tsv (TensorBoard projector) or npy.")] = "tsv",
+) -> None:
+    """Write the morpheme vectors and a metadata table (morpheme, kind, frequency, attributes)."""
+    import numpy as np
+
+    from phonkit.analysis.underlying_forms import Inventory
+    from phonkit.data.tsv import format_rows, write_atomic
+    from phonkit.run.directory import Run
+
+    if format not in ("tsv", "npy"):
+        raise InputError(f"unknown format {format!r}; use tsv or npy")
+    inventory = Inventory.of(Run.open(model))
+    names = inventory.attribute_names()
+    columns = [inventory.attribute(name) for name in names]
+    metadata = [["morpheme", *names]] + [
+        [morpheme, *(column[i] for column in columns)]
+        for i, morpheme in enumerate(inventory.morphemes)
+    ]
+    write_atomic(Path(f"{out}.metadata.tsv"), format_rows(metadata))
+    if format == "tsv":
+        rows = ([f"{value:.6g}" for value in vector] for vector in inventory.vectors)
+        write_atomic(Path(f"{out}.vectors.tsv"), format_rows(rows))
+    else:
+        buffer = io.BytesIO()
+        np.save(buffer, inventory.vectors)
+        write_atomic(Path(f"{out}.npy"), buffer.getvalue())
+
+
+@uf_app.command("plot")
+def uf_plot(
+    model: RunDir,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Figure file: .png, .svg or .pdf.")],
+    method: Annotated[str, typer.Option(help="pca or tsne.")] = "tsne",
+    kind: Annotated[str, typer.Option(help="stems, features or both.")] = "stems",
+    color_by: Annotated[str, typer.Option(help="Attribute that colours the points.")] = "kind",
+    labels: Annotated[int, typer.Option(help="At most this many labels.")] = 25,
+    seed: Annotated[int, typer.Option(help="Seed of the projection.")] = 0,
+) -> None:
+    """Project the UFs to 2-D and draw them, coloured by an attribute."""
+    from phonkit.analysis.underlying_forms import Inventory, plot
+    from phonkit.run.directory import Run
+
+    if out.suffix not in (".png", ".svg", ".pdf"):
+        raise InputError(f"{out}: choose a .png, .svg or .pdf file")
+    plot(Inventory.of(Run.open(model)), out, method, kind, color_by, labels, seed)
+
+
+@uf_app.command("neighbours")
+def uf_neighbours(
+    model: RunDir,
+    morpheme: Annotated[
+        str, typer.Argument(help="A lemma (kitap), a feature (PL) or lemma:/feat: names.")
+    ],
+    n: Annotated[int, typer.Option("-n", help="How many neighbours.")] = 10,
+) -> None:
+    """Nearest morphemes by cosine similarity of their UFs: morpheme<TAB>kind<TAB>cosine."""
+    from phonkit.analysis.underlying_forms import Inventory, neighbours
+    from phonkit.data.tsv import format_rows
+    from phonkit.run.directory import Run
+
+    if n < 1:
+        raise InputError(f"-n must be at least 1, not {n}")
+
+    rows = neighbours(Inventory.of(Run.open(model)), morpheme, n)
+    sys.stdout.write(
+        format_rows([("morpheme", "kind", "cosine"), *((m, k, f"{c:.4f}") for m, k, c in rows)])
+    )
+
+
+@uf_app.command("probe")
+def uf_probe(
+    model: RunDir,
+    attribute: Annotated[str, typer.Option(help="Attribute of the stems to predict.")] = "backness",
+    folds: Annotated[int, typer.Option(help="Cross-validation folds.")] = 5,
+) -> None:
+    """Cross-validated logistic-regression accuracy of an attribute from the stem UFs, against
+    the majority-class baseline: TSV on stdout."""
+    from phonkit.analysis.underlying_forms import Inventory, probe
+    from phonkit.data.tsv import format_rows
+    from phonkit.run.directory import Run
+
+    if folds < 2:
+        raise InputError(f"--folds must be at least 2 (cross-validation), not {folds}")
+
+    result = probe(Inventory.of(Run.open(model)), attribute, folds)
+    classes = ",".join(f"{name}:{count}" for name, count in sorted(result.classes.items()))
+    header = ("attribute", "stems", "classes", "probe_acc", "probe_std", "majority_acc")
+    row = (
+        attribute,
+        result.items,
+        classes,
+        f"{result.accuracy:.1f}",
+        f"{result.accuracy_std:.1f}",
+        f"{result.baseline:.1f}",
+    )
+    sys.stdout.write(format_rows([header, row]))
+
+
+def _click_classes(name: str) -> tuple[type[BaseException], ...]:
+    """Click's exception class ``name`` and, where Typer ships its own copy of Click (Typer
+    0.2x), that copy's too: usage errors raised by either must end without a traceback."""
+    classes = [getattr(click.exceptions, name)]
+    try:
+        from typer._click import exceptions as vendored
+
+        classes.append(getattr(vendored, name))
+    except (ImportError, AttributeError):
+        pass
+    if name == "Exit":
+        classes.append(typer.Exit)
+    if name == "Abort":
+        classes.append(typer.Abort)
+    return tuple(dict.fromkeys(classes))
+
+
+EXITS = _click_classes("Exit")
+ABORTS = _click_classes("Abort")
+USAGE_ERRORS = _click_classes("ClickException")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: one clear line and exit 2 for bad input, quiet on a closed pipe."""
+    from phonkit.errors import Interrupted
+    from phonkit.plugins import PluginError, add_commands
+    from phonkit.progress import show_messages
+
+    show_messages(in_options)  # the library logs; the command line shows it on stderr
+    try:
+        add_commands(app)
+        # Outside standalone mode Click returns the code of a ``typer.Exit`` instead of
+        # exiting with it (our commands themselves return None); Typer turns Ctrl-C that a
+        # command did not catch into code 130.
+        command = plain_flags(typer.main.get_command(app))
+        code = command.main(args=argv, prog_name="phonkit", standalone_mode=False)
+        if code == INTERRUPTED:
+            sys.exit(_interrupted())
+        if isinstance(code, int) and code:
+            sys.exit(code)
+    except EXITS as done:
+        if done.exit_code == INTERRUPTED:
+            sys.exit(_interrupted())
+        sys.exit(done.exit_code)
+    except ABORTS:
+        sys.exit(_interrupted())
+    except Interrupted as what:
+        print(f"phonkit: interrupted: {what}", file=sys.stderr)
+        sys.exit(INTERRUPTED)
+    except USAGE_ERRORS as error:
+        print(f"phonkit: error: {_usage_message(error)}", file=sys.stderr)
+        sys.exit(error.exit_code)
+    except InputError as error:
+        print(f"phonkit: error: {in_flags(error)}", file=sys.stderr)
+        sys.exit(2)
+    except PluginError as error:
+        print(f"phonkit: plugin error: {error}", file=sys.stderr)
+        sys.exit(1)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, and keep Python from
+        # complaining when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
+    except KeyboardInterrupt:
+        sys.exit(_interrupted())
+
+
+def plain_flags(command: Any) -> Any:
+    """Switches (``--ipa``, ``--force``, ``--help``) take no value: their help shows no
+    ``<bool>`` type, as options with a value show theirs. For the Click ``command`` (Typer's
+    own copy of Click, or Click) and its subcommands."""
+    for param in command.params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    help_option = command.get_help_option(command.context_class(command))
+    if help_option is not None and help_option.metavar is None:
+        help_option.metavar = ""
+    for subcommand in getattr(command, "commands", {}).values():
+        plain_flags(subcommand)
+    return command
+
+
+def _usage_message(error: Exception) -> str:
+    """Click's usage error as one line, with where to find help."""
+    message = " ".join(error.format_message().split()).rstrip(".")  # type: ignore[attr-defined]
+    context = getattr(error, "ctx", None)
+    if context is not None:
+        message += f" (see: {context.command_path} --help)"
+    return message
+
+
+INTERRUPTED = 130  # the exit code of a command ended by SIGINT, as shells report it
+
+
+def _interrupted() -> int:
+    print(
+        "phonkit: interrupted (a training run goes on with: phonkit train --resume --out DIR; "
+        "an experiment with the same command again)",
+        file=sys.stderr,
+    )
+    return INTERRUPTED

@@ -1,0 +1,59 @@
+"""Where and in what precision a model runs: the device policy (``auto`` takes a GPU when
+there is one) and the precision policy (``auto`` takes bfloat16 where the device has native
+bfloat16 units), in one place for training, decoding, fitting and scoring."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+
+import torch
+
+from phonkit.errors import InputError
+
+
+def choose_device(name: str) -> torch.device:
+    """``auto`` takes CUDA when there is a GPU, else the CPU."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise InputError(
+            "device cuda: no CUDA GPU is available here (use device cpu or auto)",
+            setting="device",
+        )
+    if name not in ("cpu", "cuda"):
+        raise InputError(f"unknown device {name!r}; use auto, cpu or cuda")
+    return torch.device(name)
+
+
+PRECISIONS = ("auto", "fp32", "bf16")
+
+
+def check_precision(precision: str) -> None:
+    if precision not in PRECISIONS:
+        raise InputError(f"unknown precision {precision!r}; use {', '.join(PRECISIONS)}")
+
+
+def native_bf16(device: torch.device) -> bool:
+    """Whether the device multiplies bfloat16 matrices natively: CUDA GPUs from Ampere on,
+    CPUs with AVX-512 BF16 or AMX units. Elsewhere bfloat16 is emulated, and slower."""
+    if device.type == "cuda":
+        return torch.cuda.is_bf16_supported()
+    checks = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    return any(getattr(torch.cpu, check, lambda: False)() for check in checks)
+
+
+def resolve_precision(device: torch.device, precision: str = "auto") -> str:
+    """``fp32`` or ``bf16``: ``auto`` takes bfloat16 where the device has native units."""
+    check_precision(precision)
+    if precision == "auto":
+        return "bf16" if native_bf16(device) else "fp32"
+    return precision
+
+
+def autocast(device: torch.device, precision: str = "auto"):
+    """Mixed precision: ``bf16`` autocasts matrix products (and the LSTM) to bfloat16,
+    ``fp32`` never does, ``auto`` does where the device has native bfloat16 units (results
+    then differ from float32 in the last digits; see docs/benchmarks.md)."""
+    if resolve_precision(device, precision) == "bf16":
+        return torch.autocast(device.type, dtype=torch.bfloat16)
+    return nullcontext()

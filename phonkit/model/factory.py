@@ -1,0 +1,70 @@
+"""The one place models are built: a registered variant with its settings and vocabulary
+sizes, and a trained run's model with its kept weights."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from phonkit.data.encoding import Vocabularies
+from phonkit.errors import InputError
+from phonkit.model.lemma_encoder import Speller, attach_speller, with_lemma_encoder
+from phonkit.model.phonology import ModelConfig, Phonology
+from phonkit.plugins import lookup
+
+if TYPE_CHECKING:  # the run directory stores what this module builds
+    from phonkit.run.directory import Run
+
+
+def build_model(
+    variant: str,
+    settings: ModelConfig,
+    vocabularies: Vocabularies,
+    speller: Speller | None = None,
+) -> Phonology:
+    """A new, untrained model of the registered variant ``variant``; with the lemma encoder
+    on, ``speller`` gives the symbols of lemmas (transcribed like the surface forms)."""
+    kind = lookup("models", variant)
+    sizes = len(vocabularies.symbols), len(vocabularies.morphemes)
+    if not settings.lemma_encoder:
+        return kind(*sizes, settings)
+    if speller is None:
+        raise ValueError("a model with the lemma encoder needs a speller")
+    model = with_lemma_encoder(kind)(*sizes, settings)
+    attach_speller(model, speller, vocabularies.morphemes, vocabularies.symbols)
+    return model
+
+
+def run_model(run: Run) -> Phonology:
+    """A new, untrained model with the settings and vocabularies of ``run``; lemmas are
+    spelled by the run's transcriber (made only when the lemma encoder asks for it)."""
+    config = run.config
+    transcriber = cache(run.transcriber)
+
+    def speller(lemmas: Sequence[str]) -> list[tuple[str, ...]]:
+        return transcriber().transcribe(config.lang or "", list(lemmas))
+
+    return build_model(config.variant, config.model, run.vocabularies(), speller)
+
+
+def with_weights(model: Phonology, state: Any, where: str) -> Phonology:
+    """``model`` with the weights ``state``; weights of another shape are one clear error."""
+    try:
+        model.load_state_dict(state)
+    except (RuntimeError, TypeError, AttributeError) as error:
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise InputError(
+            f"the weights do not fit the model that config.json and vocab.json describe ({first})",
+            where,
+        ) from None
+    return model
+
+
+def load_model(run: Run, device: torch.device) -> Phonology:
+    """The trained model of ``run`` (its best weights, ``model.pt``), ready to decode."""
+    model = run_model(run)
+    state = run.load_torch("model.pt", weights_only=True)
+    return with_weights(model, state, str(run.path / "model.pt")).to(device).eval()

@@ -1,0 +1,160 @@
+"""The generative phonology shared by every model variant (Wu, Ponti & Cotterell).
+
+Each morpheme has an underlying-form vector; an LSTM reads the previous surface symbol and an
+output layer ``f(x) = V tanh(W x)`` turns its state and the word's underlying form into the next
+symbol's distribution. A variant decides how the morphemes' vectors condition that output:
+it implements :meth:`Phonology.context` and :meth:`Phonology.emit`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from phonkit.data.lexicon import BOS_ID, PAD_ID
+from phonkit.errors import InputError
+from phonkit.model.ranges import Range, check_ranges
+
+
+@dataclass
+class ModelConfig:
+    """Hyper-parameters of a model; stored in the run's config.json."""
+
+    dim: int = 200
+    dropout: float = 0.2
+    sigma: float = 0.03  # scale of the reparameterised noise on underlying forms (training only)
+    init_scale: float = 0.3  # std of the initial morpheme vectors (the prior stays N(0, I))
+    lemma_encoder: bool = False  # the lemma's spelling informs its UF and is copied
+
+    def __post_init__(self) -> None:
+        check_ranges(self, MODEL_RANGES, "model")
+        if not isinstance(self.lemma_encoder, bool):
+            raise InputError(
+                f"model.lemma_encoder must be true or false, not {self.lemma_encoder!r}",
+                setting="model.lemma_encoder",
+            )
+
+    def to_json(self) -> dict[str, Any]:
+        """The settings; ``lemma_encoder`` only when on, so that runs and experiments made
+        before it existed (which read as off) keep the same settings."""
+        settings = asdict(self)
+        if not self.lemma_encoder:
+            del settings["lemma_encoder"]
+        return settings
+
+
+MODEL_RANGES = {
+    "dim": Range(1, whole=True),
+    "dropout": Range(0, 1, below=True),
+    "sigma": Range(0),
+    "init_scale": Range(0),
+}
+
+
+@dataclass
+class DecoderState:
+    """The LSTM's hidden and cell states during decoding, and its input-gate table."""
+
+    hidden: Tensor
+    cell: Tensor
+    table: Tensor
+
+    def select(self, rows: Tensor) -> DecoderState:
+        return DecoderState(self.hidden[rows], self.cell[rows], self.table)
+
+
+def select(context: Any, rows: Tensor) -> Any:
+    """The rows of a variant's decoding context (tensors with the batch first, in tuples)."""
+    if isinstance(context, Tensor):
+        return context[rows]
+    if isinstance(context, tuple):
+        return tuple(select(part, rows) for part in context)
+    return context
+
+
+class Phonology(nn.Module):
+    """Base class of model variants. Subclasses set ``name`` and ``description``."""
+
+    name: str = ""
+    description: str = ""
+
+    def __init__(self, n_symbols: int, n_morphemes: int, config: ModelConfig):
+        super().__init__()
+        d = config.dim
+        self.config = config
+        self.morphemes = nn.Embedding(n_morphemes, d, padding_idx=PAD_ID)
+        self.symbols = nn.Embedding(n_symbols, d, padding_idx=PAD_ID)
+        self.decoder = nn.LSTM(d, d, batch_first=True)
+        # W [h; u] written as W_h h + W_u u, so a variant can apply W_u once per morpheme.
+        self.from_state = nn.Linear(d, 2 * d)
+        self.from_form = nn.Linear(d, 2 * d, bias=False)
+        self.output = nn.Linear(2 * d, n_symbols)
+        nn.init.normal_(self.morphemes.weight, std=config.init_scale)
+        with torch.no_grad():
+            self.morphemes.weight[PAD_ID].zero_()
+
+    # -- what a variant implements ---------------------------------------------------------
+    def context(self, morphemes: Tensor) -> Any:
+        """What the output layer needs from the word's morphemes ``(batch, M)``, padded with 0."""
+        raise NotImplementedError
+
+    def emit(self, states: Tensor, context: Any) -> Tensor:
+        """Log-probabilities ``(batch, time, |Sigma|)`` of the next symbol given LSTM states."""
+        raise NotImplementedError
+
+    # -- shared machinery --------------------------------------------------------------------
+    def morpheme_vectors(self, morphemes: Tensor) -> Tensor:
+        """The morphemes' underlying forms ``(batch, M, d)``, with dropout when training."""
+        return self.dropout(self.morphemes(morphemes))
+
+    def dropout(self, embeddings: Tensor) -> Tensor:
+        """Inverted dropout while training. The mask comes from ``rand_like``, which is twice
+        as fast on the CPU as ``nn.Dropout``'s Bernoulli sampling (dropout was a tenth of a
+        training step)."""
+        rate = self.config.dropout
+        if not self.training or rate == 0:
+            return embeddings
+        return embeddings * (torch.rand_like(embeddings) >= rate) / (1 - rate)
+
+    def noise(self, like: Tensor) -> Tensor | float:
+        """Reparameterised Gaussian noise while training; the mean (zero) otherwise."""
+        if self.training and self.config.sigma > 0:
+            return torch.randn_like(like) * self.config.sigma
+        return 0.0
+
+    def hidden(self, states: Tensor, projected_form: Tensor) -> Tensor:
+        """``tanh(W [h; u])`` from the states' and the (projected) form's parts."""
+        return torch.tanh(self.from_state(states) + projected_form)
+
+    def forward(self, morphemes: Tensor, inputs: Tensor) -> Tensor:
+        """Teacher-forced log-probabilities of each next symbol: ``(batch, time, |Sigma|)``."""
+        context = self.context(morphemes)
+        states, _ = self.decoder(self.dropout(self.symbols(inputs)))
+        return self.emit(states, context)
+
+    def start(self, morphemes: Tensor) -> tuple[Tensor, Any, DecoderState]:
+        """The first input (BOS), the context and the initial LSTM state of decoding."""
+        batch, device = morphemes.shape[0], morphemes.device
+        first = torch.full((batch,), BOS_ID, dtype=torch.long, device=device)
+        zeros = torch.zeros(batch, self.config.dim, device=device)
+        return first, self.context(morphemes), DecoderState(zeros, zeros, self.input_gates())
+
+    def input_gates(self) -> Tensor:
+        """``W_ih e_s + b_ih + b_hh`` for every symbol s: at evaluation (no dropout) the LSTM's
+        input side is a table lookup, which halves the work of a decoding step."""
+        return F.linear(self.symbols.weight, self.decoder.weight_ih_l0, self.decoder.bias_ih_l0) + (
+            self.decoder.bias_hh_l0
+        )
+
+    def step(self, previous: Tensor, context: Any, state: DecoderState) -> tuple[Tensor, Any]:
+        """One decoding step from the previous symbols ``(batch,)``: the LSTM cell (gate order
+        i, f, g, o, as in ``nn.LSTM``) and the variant's output distribution."""
+        gates = torch.addmm(state.table[previous], state.hidden, self.decoder.weight_hh_l0.T)
+        i, f, g, o = gates.chunk(4, dim=-1)
+        cell = torch.sigmoid(f) * state.cell + torch.sigmoid(i) * torch.tanh(g)
+        hidden = torch.sigmoid(o) * torch.tanh(cell)
+        return self.emit(hidden[:, None], context)[:, 0], DecoderState(hidden, cell, state.table)

@@ -1,0 +1,268 @@
+"""Variational training: single-sample ELBO with the Gaussian prior, Adam, halving on plateau."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+
+from phonkit.data.encoding import Encoded, bucketed_batches
+from phonkit.errors import InputError
+from phonkit.model.decoding import decode, surprisal, token_nll
+from phonkit.model.device import autocast
+from phonkit.model.phonology import Phonology
+from phonkit.model.ranges import Range, check_ranges
+
+
+@dataclass
+class TrainConfig:
+    epochs: int = 100  # a bound: training stops when the learning rate falls below min_lr
+    batch_size: int = 64
+    lr: float = 1e-3
+    min_lr: float = 1e-5
+    patience: int = 0  # epochs without dev improvement before the learning rate is halved
+    prior_weight: float = 1.0  # weight of the N(0, I) prior on morpheme vectors
+    precision: str = "auto"  # auto (bf16 where the device has bfloat16 units), fp32 or bf16
+    uf_lr_scale: float = 10.0  # learning rate of the morpheme vectors relative to the rest
+    select: str = "loss"  # the checkpoint kept: best dev loss, or best dev accuracy ("acc")
+    seed: int = 1
+
+    def __post_init__(self) -> None:
+        check_ranges(self, TRAIN_RANGES, "training")
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+TRAIN_RANGES = {
+    "epochs": Range(1, whole=True),
+    "batch_size": Range(1, whole=True),
+    "lr": Range(0, 1, above=True),
+    "min_lr": Range(0),
+    "patience": Range(0, whole=True),
+    "prior_weight": Range(0),
+    "uf_lr_scale": Range(0, above=True),
+    "seed": Range(whole=True),
+}
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    torch.manual_seed(seed)
+
+
+SELECTIONS = ("loss", "acc")
+
+
+def check_selection(select: str) -> None:
+    if select not in SELECTIONS:
+        raise InputError(f"unknown checkpoint selection {select!r}; use {', '.join(SELECTIONS)}")
+
+
+@dataclass
+class EpochRecord:
+    """One epoch's figures, as ``history.tsv`` of the run directory shows them."""
+
+    epoch: int
+    lr: float  # the learning rate the epoch was trained with
+    train_loss: float
+    dev_loss: float
+    dev_acc: float
+    forms_per_second: float  # training forms per second of the epoch's training pass
+    best: bool  # the checkpoint of this epoch is the one kept so far
+    seconds: float = 0.0  # the whole epoch: training pass and dev scoring
+
+
+def exact_matches(predictions: list[list[int]], data: Encoded) -> float:
+    """Accuracy in % of id sequences against the encoded gold forms."""
+    gold = data.symbols.tolist()
+    lengths = data.lengths.tolist()
+    hits = sum(p == g[1:n] for p, g, n in zip(predictions, gold, lengths, strict=False))
+    return 100.0 * hits / max(len(predictions), 1)
+
+
+@dataclass
+class Checkpoint:
+    """What an epoch leaves to keep: the whole training state (to resume from), the model's
+    weights when the epoch is the best so far (else None), and the history of all epochs."""
+
+    state: dict[str, Any]
+    best: dict[str, Any] | None
+    history: list[EpochRecord]
+
+
+def keep_nothing(checkpoint: Checkpoint) -> None:
+    """The checkpoint callback of a training that keeps nothing (benchmarks, tests)."""
+
+
+class Trainer:
+    """Trains a model on encoded data, handing a :class:`Checkpoint` to ``checkpoint`` after
+    each epoch (a run directory stores it; ``where`` names it in messages)."""
+
+    def __init__(
+        self,
+        model: Phonology,
+        train: Encoded,
+        dev: Encoded,
+        config: TrainConfig,
+        device: torch.device,
+        max_length: int,
+        checkpoint: Callable[[Checkpoint], None] = keep_nothing,
+        where: str | None = None,
+    ):
+        self.checkpoint = checkpoint
+        self.where = where
+        self.model = model.to(device)
+        self.train_data = train.to(device)
+        self.train_lengths = train.lengths  # on the CPU: batch widths without device syncs
+        self.dev_data = dev
+        self.config = config
+        self.device = device
+        self.max_length = max_length
+        self.total_tokens = float(train.lengths.sum())
+        self.optimizer = torch.optim.Adam(self.parameter_groups(), fused=True)
+        self.scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
+            self.optimizer, mode="min", factor=0.5, patience=config.patience
+        )
+        self.epoch = 0
+        self.best: list[float] = [float("inf")]
+        self.history: list[EpochRecord] = []
+        self.generator = torch.Generator().manual_seed(config.seed)
+
+    def parameter_groups(self) -> list[dict[str, Any]]:
+        """The morpheme vectors learn at ``uf_lr_scale`` times the rate of the rest, under the
+        N(0, I) prior: its gradient, ``m`` per symbol of the training set, is Adam's (L2)
+        weight decay ``prior_weight / N`` — the same update as adding ``½||m||² / N`` to the
+        loss of every batch, without computing it."""
+        vectors = self.model.morphemes.weight
+        return [
+            {
+                "params": [p for p in self.model.parameters() if p is not vectors],
+                "lr": self.config.lr,
+            },
+            {
+                "params": [vectors],
+                "lr": self.config.lr * self.config.uf_lr_scale,
+                "weight_decay": self.config.prior_weight / self.total_tokens,
+            },
+        ]
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "scheduler": self.scheduler.state_dict(),
+            "epoch": self.epoch,
+            "best": self.best,
+            "history": [asdict(record) for record in self.history],
+            "generator": self.generator.get_state(),
+            "torch_rng": torch.get_rng_state(),
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        self.epoch = state["epoch"]
+        best = state["best"]  # a float in checkpoints made before --select existed
+        self.best = list(best) if isinstance(best, list | tuple) else [best]
+        self.history = [EpochRecord(**record) for record in state["history"]]
+        self.generator.set_state(state["generator"])
+        torch.set_rng_state(state["torch_rng"])
+
+    @property
+    def lr(self) -> float:
+        return self.optimizer.param_groups[0]["lr"]
+
+    @property
+    def done(self) -> bool:
+        return self.epoch >= self.config.epochs or self.lr < self.config.min_lr
+
+    def batches_per_epoch(self) -> int:
+        return -(-len(self.train_data) // self.config.batch_size)
+
+    def train_epoch(self, advance: Callable[[], None]) -> float:
+        """One pass over the training data; the mean loss per symbol."""
+        self.model.train()
+        total = torch.zeros((), device=self.device)
+        for index in bucketed_batches(self.train_lengths, self.config.batch_size, self.generator):
+            width = int(self.train_lengths[index].max())
+            morphemes, inputs, targets = self.train_data.batch(index.to(self.device), width)
+            with autocast(self.device, self.config.precision):
+                nll = token_nll(self.model, morphemes, inputs, targets).sum()
+            tokens = (targets != 0).sum()
+            loss = nll / tokens
+            self.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            self.optimizer.step()
+            total += nll.detach()
+            advance()
+        return float(total) / self.total_tokens
+
+    def dev_figures(self) -> tuple[float, float]:
+        """Dev loss (nats per symbol, u at its mean) and dev accuracy of greedy decoding."""
+        per_word = surprisal(self.model, self.dev_data, precision=self.config.precision)
+        lengths = self.dev_data.lengths.float()
+        loss = float((per_word * lengths).sum() / lengths.sum())
+        predictions = decode(
+            self.model, self.dev_data.morphemes, self.max_length, precision=self.config.precision
+        )
+        return loss, exact_matches(predictions, self.dev_data)
+
+    def selection_key(self, dev_loss: float, dev_acc: float) -> list[float]:
+        """What the kept checkpoint minimises: the dev loss, or (``select = acc``) minus the
+        dev accuracy, ties going to the lower dev loss."""
+        return [dev_loss] if self.config.select == "loss" else [-dev_acc, dev_loss]
+
+    def check_finite(self, train_loss: float, dev_loss: float) -> None:
+        """A loss of NaN or infinity ends training before this epoch is kept: the run keeps
+        its checkpoint and best weights of the last good epoch."""
+        if math.isfinite(train_loss) and math.isfinite(dev_loss):
+            return
+        which, value = (
+            ("training", train_loss) if not math.isfinite(train_loss) else ("dev", dev_loss)
+        )
+        kept = f"epoch {self.epoch} is kept" if self.epoch else "no epoch was kept"
+        raise InputError(
+            f"training diverged in epoch {self.epoch + 1}: the {which} loss is {value}; "
+            f"{kept} and the run is unfinished; train it again with a lower training.lr "
+            f"(it was {self.config.lr:g}) and force",
+            self.where,
+            ("training.lr", "force"),
+        )
+
+    def fit(self, advance: Callable[[], None], report: Callable[[EpochRecord], None]) -> None:
+        """Train until the epoch budget is spent or the learning rate falls below its floor.
+        The learning rate is halved on dev-loss plateaus whatever checkpoint is kept."""
+        while not self.done:
+            started = time.perf_counter()
+            train_loss = self.train_epoch(advance)
+            training_seconds = time.perf_counter() - started
+            dev_loss, dev_acc = self.dev_figures()
+            self.check_finite(train_loss, dev_loss)
+            self.epoch += 1
+            lr = self.lr
+            key = self.selection_key(dev_loss, dev_acc)
+            improved = key < self.best
+            if improved:
+                self.best = key
+            self.scheduler.step(dev_loss)
+            record = EpochRecord(
+                self.epoch,
+                lr,
+                train_loss,
+                dev_loss,
+                dev_acc,
+                len(self.train_data) / training_seconds,
+                improved,
+                time.perf_counter() - started,
+            )
+            self.history.append(record)
+            best = self.model.state_dict() if improved else None
+            self.checkpoint(Checkpoint(self.state(), best, list(self.history)))
+            report(record)

@@ -1,0 +1,1 @@
+"""The run directory: what a trained model is on disk, and the lock of its one writer."""

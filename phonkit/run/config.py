@@ -1,0 +1,235 @@
+"""The run configuration: every setting of a run as one typed object, and its ``config.json``.
+
+This module is the one place that writes and reads ``config.json``: the JSON layout (flat
+keys, ``model`` and ``training`` objects) stays what earlier phonkit versions wrote, and a
+configuration written before a setting existed reads with the setting's old meaning (a run
+without ``morphemes`` split words into the lemma and each feature). A file that is not a run
+configuration is one :class:`~phonkit.errors.InputError` naming the file and the setting.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from phonkit.data.tsv import write_atomic
+from phonkit.errors import InputError
+from phonkit.model.phonology import ModelConfig
+from phonkit.model.training import TrainConfig
+
+
+@dataclass(frozen=True)
+class DataSettings:
+    """Where the lexicon came from: the corpus reader and what it was asked for."""
+
+    corpus: str = "sample"
+    lang: str | None = None
+    path: str | None = None
+    columns: str | None = None
+    options: dict[str, str] = field(default_factory=dict)
+    data_dir: str | None = None
+    max_entries: int | None = None  # entries kept (whole paradigms, seeded); None: all
+
+
+@dataclass(frozen=True)
+class SplitSettings:
+    """How the lexicon was split, and the sizes it gave."""
+
+    protocol: str = "paradigms"  # a key of phonkit.data.split.PROTOCOLS
+    k: int | None = None  # the "sample" split: training entries drawn by token frequency
+    draw: int | None = None  # which draw of the k-sample
+    counts: dict[str, int] = field(default_factory=dict)  # train, dev, test, ...
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Every setting of a run: data, transcriber, morpheme decomposition, split, model
+    variant and settings, training settings, metrics, and the decoding bound."""
+
+    variant: str
+    transcriber: str
+    model: ModelConfig
+    training: TrainConfig
+    max_length: int  # decoding stops after this many symbols
+    data: DataSettings = field(default_factory=DataSettings)
+    split: SplitSettings = field(default_factory=SplitSettings)
+    morphemes: str = "features"  # the decomposition of runs made before the setting existed
+    device: str = "auto"
+    metrics: list[str] | None = None  # scored at the end; None: every installed metric
+    phonkit_version: str = ""
+
+    @property
+    def lang(self) -> str | None:
+        return self.data.lang
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``config.json`` object (the layout of every phonkit version so far)."""
+        data, split = self.data, self.split
+        return {
+            "phonkit_version": self.phonkit_version,
+            "corpus": data.corpus,
+            "lang": data.lang,
+            "corpus_request": {
+                "path": data.path,
+                "columns": data.columns,
+                "options": dict(data.options),
+                "data_dir": data.data_dir,
+            },
+            "transcriber": self.transcriber,
+            "variant": self.variant,
+            "morphemes": self.morphemes,
+            "model": self.model.to_json(),
+            "training": self.training.to_json(),
+            "device": self.device,
+            "split": dict(split.counts),
+            "protocol": split.protocol,
+            "k": split.k,
+            "draw": split.draw,
+            "max_entries": data.max_entries,
+            "metrics": None if self.metrics is None else list(self.metrics),
+            "max_length": self.max_length,
+        }
+
+    @classmethod
+    def from_json(cls, config: Any, where: str) -> RunConfig:
+        """A run configuration from the object of ``config.json`` (``where``: its path, for
+        the error), checked: the keys every command reads, with their JSON types, and model
+        and training settings this phonkit knows, in their ranges."""
+        if not isinstance(config, dict):
+            raise InputError(
+                f"not a phonkit run configuration (a JSON {type(config).__name__}, "
+                "expected an object)",
+                where,
+            )
+        for key, kind in REQUIRED.items():
+            if not isinstance(config.get(key), kind) or isinstance(config.get(key), bool):
+                found = "missing" if key not in config else f"a JSON {type(config[key]).__name__}"
+                raise InputError(
+                    f"not a phonkit run configuration: {key!r} is {found}, expected "
+                    f"{'an object' if kind is dict else 'a ' + kind.__name__}",
+                    where,
+                )
+        optional = {
+            "lang": str,
+            "corpus": str,
+            "morphemes": str,
+            "device": str,
+            "protocol": str,
+            "phonkit_version": str,
+            "split": dict,
+            "corpus_request": dict,
+            "metrics": list,
+        }
+        for key, kind in optional.items():
+            if config.get(key) is not None and not isinstance(config[key], kind):
+                raise InputError(
+                    f"not a phonkit run configuration: {key!r} is not "
+                    f"{'an object' if kind is dict else 'a list' if kind is list else 'a string'}",
+                    where,
+                )
+        settings = {}
+        for key, kind in (("model", ModelConfig), ("training", TrainConfig)):
+            unknown = sorted(set(config[key]) - {f.name for f in dataclasses.fields(kind)})
+            if unknown:
+                raise InputError(
+                    f"unknown {key} setting {unknown[0]!r} (made by another phonkit version?)",
+                    where,
+                )
+            try:
+                settings[key] = kind(**config[key])
+            except InputError as error:
+                raise InputError(
+                    f"{key} settings: {error.message}", where, error.settings
+                ) from None
+        request = config.get("corpus_request") or {}
+        return cls(
+            variant=config["variant"],
+            transcriber=config["transcriber"],
+            model=settings["model"],
+            training=settings["training"],
+            max_length=config["max_length"],
+            data=DataSettings(
+                corpus=config.get("corpus") or "?",
+                lang=config.get("lang"),
+                path=request.get("path"),
+                columns=request.get("columns"),
+                options=dict(request.get("options") or {}),
+                data_dir=request.get("data_dir"),
+                max_entries=config.get("max_entries"),
+            ),
+            split=SplitSettings(
+                protocol=config.get("protocol") or "paradigms",
+                k=config.get("k"),
+                draw=config.get("draw"),
+                counts=dict(config.get("split") or {}),
+            ),
+            morphemes=config.get("morphemes") or "features",
+            device=config.get("device") or "auto",
+            metrics=config.get("metrics"),
+            phonkit_version=config.get("phonkit_version") or "",
+        )
+
+
+CONFIG = "config.json"
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file of a run directory; one clear error when it is missing or damaged."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("missing from the run directory", str(path)) from None
+    except OSError as error:
+        raise InputError(f"cannot read: {error.strerror}", str(path)) from None
+    except ValueError as error:
+        raise InputError(f"not valid JSON ({error})", str(path)) from None
+
+
+def write_json(path: Path, data: Any) -> None:
+    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def read_config(directory: Path) -> RunConfig:
+    """The run configuration of the run directory ``directory``, checked."""
+    path = directory / CONFIG
+    return RunConfig.from_json(read_json(path), str(path))
+
+
+def write_config(directory: Path, config: RunConfig) -> None:
+    write_json(directory / CONFIG, config.to_json())
+
+
+REQUIRED = {  # what every command reads from config.json, and its JSON type
+    "variant": str,
+    "transcriber": str,
+    "model": dict,
+    "training": dict,
+    "max_length": int,
+}
+
+
+def parse_setting(settings: type, name: str, text: str) -> Any:
+    """The value of the field ``name`` of the dataclass ``settings`` written as ``text``,
+    converted to the field's declared type (``int``, ``float``, ``str``, ``bool``, or one of
+    them or None); an :class:`InputError` naming the setting when it does not convert."""
+    kind = typing.get_type_hints(settings)[name]
+    choices = typing.get_args(kind) if isinstance(kind, types.UnionType) else (kind,)
+    if type(None) in choices and text.strip().lower() in ("none", ""):
+        return None
+    kind = next(c for c in choices if c is not type(None))
+    try:
+        if kind is bool:
+            if text.strip().lower() not in ("true", "false", "1", "0", "yes", "no"):
+                raise ValueError(text)
+            return text.strip().lower() in ("true", "1", "yes")
+        return kind(text)
+    except ValueError:
+        what = {int: "a whole number", float: "a number", bool: "true or false"}
+        raise InputError(
+            f"{name}={text}: {name} takes {what.get(kind, kind.__name__)}", setting=name
+        ) from None

@@ -1,0 +1,69 @@
+"""Scoring a trained model on held-out cells with the registered metrics."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from phonkit.data.encoding import Example, Vocabularies, encode
+from phonkit.model.decoding import decode, surprisal
+from phonkit.model.phonology import Phonology
+from phonkit.plugins import lookup, registry
+from phonkit.tasks.metrics import Metric, Scored, summarize
+
+
+def selected_metrics(names: Sequence[str] | None) -> dict[str, Metric]:
+    """The registered metrics called ``names`` (all of them for None), in that order."""
+    if names is None:
+        return dict(registry("metrics"))
+    return {name: lookup("metrics", name) for name in names}
+
+
+@dataclass
+class Evaluation:
+    examples: list[Example]
+    items: list[Scored]
+    scores: dict[str, float]
+    item_scores: dict[str, list[float]]
+
+    def rows(self, joiner: str) -> list[list[object]]:
+        """Per-cell rows: lemma, features, gold, prediction, then each metric's item score."""
+        header = ["lemma", "features", "gold", "prediction", *self.item_scores]
+        rows: list[list[object]] = [header]
+        for number, (example, item) in enumerate(zip(self.examples, self.items, strict=False)):
+            figures = [f"{scores[number]:.4g}" for scores in self.item_scores.values()]
+            rows.append(
+                [
+                    example.entry.lemma,
+                    example.entry.bundle,
+                    joiner.join(item.gold),
+                    joiner.join(item.prediction),
+                    *figures,
+                ]
+            )
+        return rows
+
+
+def evaluate(
+    model: Phonology,
+    examples: Sequence[Example],
+    vocabularies: Vocabularies,
+    max_length: int,
+    metrics: dict[str, Metric] | None = None,
+    precision: str = "auto",
+) -> Evaluation:
+    """Greedy 1-best and gold surprisal for every example, scored by every metric.
+
+    A gold symbol the model never saw is encoded as UNK: it can never be predicted, so the
+    cell counts as an error, and its surprisal is the model's (high) surprisal for UNK."""
+    metrics = metrics if metrics is not None else selected_metrics(None)
+    data = encode(examples, vocabularies)
+    predictions = decode(model, data.morphemes, max_length, precision=precision)
+    nll = surprisal(model, data, precision=precision).tolist() if len(data) else []
+    items = [
+        Scored(tuple(vocabularies.symbols.decode(p)), example.surface, loss)
+        for p, example, loss in zip(predictions, examples, nll, strict=False)
+    ]
+    per_item = {name: metric.item_scores(items) for name, metric in metrics.items()}
+    scores = {name: summarize(m, items, per_item[name]) for name, m in metrics.items()}
+    return Evaluation(list(examples), items, scores, per_item)

@@ -1,0 +1,468 @@
+"""Filling paradigm gaps: read predict TSV, fit the UFs of new lemmas, decode the gaps.
+
+A lemma the model has never seen gets an underlying form fitted to its known cells
+(:mod:`phonkit.model.fitting`); features must be known to the model."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO
+
+import torch
+
+from phonkit.data.encoding import Example, Vocabularies, encode, encode_morphemes
+from phonkit.data.lexicon import LEMMA, Decomposition, Entry, parse_features, parse_lemma
+from phonkit.data.tsv import open_bytes, read_rows
+from phonkit.errors import InputError, at
+from phonkit.model.decoding import decode, decode_nbest, total_nll
+from phonkit.model.device import autocast
+from phonkit.model.factory import load_model
+from phonkit.model.fitting import FitConfig, fit_lemmas
+from phonkit.model.phonology import Phonology
+from phonkit.plugins import lookup
+from phonkit.progress import say
+from phonkit.run.directory import Run
+
+GAP = ("", "--")
+
+
+@dataclass
+class Cell:
+    """One predict row: a lemma and features, a known form or a gap, and extra columns."""
+
+    line: int
+    entry: Entry  # form is "" for a gap
+    extra: list[str]
+
+    @property
+    def gap(self) -> bool:
+        return self.entry.form == ""
+
+
+def read_cells(stream: IO[bytes], name: str) -> list[Cell]:
+    """All the rows of a predict TSV (see :func:`iter_cells`)."""
+    return list(iter_cells(stream, name))
+
+
+def iter_cells(stream: IO[bytes], name: str) -> Iterator[Cell]:
+    """``lemma<TAB>features[<TAB>form[<TAB>extra...]]``, one row at a time; when the first
+    row is wider than 3 columns, every row must have its width, so extra columns line up."""
+    width: int | None = None
+    for number, row in read_rows(None, name, stream):
+        where = at(name, number)
+        if width is None:
+            width = len(row) if len(row) > 3 else 0
+        if (width and len(row) != width) or (not width and len(row) not in (2, 3)):
+            expected = f"{width} (as on the first line)" if width else "2 or 3"
+            raise InputError(f"expected {expected} tab-separated columns, found {len(row)}", where)
+        form = row[2].strip() if len(row) > 2 else ""
+        entry = Entry(
+            parse_lemma(row[0], where), parse_features(row[1], where), "" if form in GAP else form
+        )
+        yield Cell(number, entry, row[3:])
+
+
+def check_known(cells: Iterable[Cell], run: Run, name: str, skip_lemmas: bool = False) -> None:
+    """Every morpheme (with ``skip_lemmas``, every feature) must be in the model: name the
+    first unknown one and how many there are."""
+    morphemes, decomposition = run.vocabularies().morphemes, run.decomposition()
+    unknown = [
+        (cell, m)
+        for cell in cells
+        for m in decomposition.morphemes(cell.entry)[skip_lemmas:]
+        if m not in morphemes
+    ]
+    if unknown:
+        cell, first = unknown[0]
+        others = len({m for _, m in unknown}) - 1
+        more = f" (and {others} more unknown lemmas/features)" if others else ""
+        raise InputError(
+            f"{describe(first)} is not in the model {run.path}{more}; "
+            "evaluate scores lemmas and features seen in training (new lemmas: unseen_lemmas)",
+            at(name, cell.line),
+            "unseen_lemmas",
+        )
+
+
+def describe(morpheme: str) -> str:
+    """``lemma 'kitap'``, ``feature 'PL'`` or ``feature bundle 'N;PL'`` for a morpheme name."""
+    kind, _, value = morpheme.partition(":")
+    if kind + ":" == LEMMA:
+        return f"lemma {value!r}"
+    return f"feature bundle {value!r}" if ";" in value else f"feature {value!r}"
+
+
+def read_gold(
+    path: Path, run: Run, new_lemmas: bool, transcriber: str | None = None
+) -> list[Example]:
+    """Scored cells from ``lemma<TAB>features<TAB>gold form``, transcribed like the run's
+    forms (or by ``transcriber``). Every morpheme must be known, except, with ``new_lemmas``,
+    the lemmas, which must then be new: cells of lemmas the model knows are left out, with a
+    count."""
+    name = str(path)
+    with open_bytes(path) as stream:
+        cells = read_cells(stream, name)
+    return gold_examples(cells, name, run, new_lemmas, transcriber)
+
+
+def gold_examples(
+    cells: list[Cell], name: str, run: Run, new_lemmas: bool, transcriber: str | None = None
+) -> list[Example]:
+    """The scored cells of :func:`read_gold`, from cells already read (``name``: where
+    from, for the messages)."""
+    if not cells:
+        raise InputError("no rows to score (the file is empty)", name)
+    gaps = [cell for cell in cells if cell.gap]
+    if gaps:
+        raise InputError("no gold form to score against", at(name, gaps[0].line))
+    if new_lemmas:
+        lemmas = run.vocabularies().morphemes
+        seen = [cell for cell in cells if LEMMA + cell.entry.lemma in lemmas]
+        if seen:
+            say(f"left out {len(seen):,} cells of lemmas the model has seen")
+        cells = [cell for cell in cells if LEMMA + cell.entry.lemma not in lemmas]
+        if not cells:
+            raise InputError("no cells of lemmas new to the model to score", name)
+        check_known(cells, run, name, skip_lemmas=True)
+    else:
+        check_known(cells, run, name)
+    chosen = lookup("transcribers", transcriber) if transcriber else run.transcriber()
+    surfaces = chosen.transcribe(run.config.lang or "", [cell.entry.form for cell in cells])
+    decomposition = run.decomposition()
+    return [
+        Example(cell.entry, surface, decomposition.morphemes(cell.entry))
+        for cell, surface in zip(cells, surfaces, strict=True)
+    ]
+
+
+@dataclass
+class PredictOptions:
+    every: bool = False  # predict known cells too, not only gaps
+    beam: int = 1  # 1: greedy
+    nbest: int = 1  # hypotheses written per predicted cell (rank and log-probability columns)
+    score: bool = False  # add a column with the surprisal of each output form
+    skip_unknown: bool = False  # leave unpredictable cells empty instead of failing
+    precision: str = "auto"
+    fit: FitConfig = field(default_factory=FitConfig)
+
+
+def by_run(cells: Sequence[Cell], morphemes) -> list[Entry]:
+    """The entry the model sees for each cell. A lemma the model lacks is named apart for
+    each run of consecutive rows it has (``lemma<TAB>line of the run's first row``): its UF
+    is fitted to the known cells of that run alone, so the result does not depend on where
+    streamed input happens to be cut into chunks."""
+    entries, first = [], 0
+    for number, cell in enumerate(cells):
+        lemma = cell.entry.lemma
+        if number == 0 or lemma != cells[number - 1].entry.lemma:
+            first = cell.line
+        if LEMMA + lemma in morphemes:
+            entries.append(cell.entry)
+        else:
+            entries.append(replace(cell.entry, lemma=f"{lemma}\t{first}"))
+    return entries
+
+
+@dataclass
+class Evidence:
+    """What the known cells tell: the examples a new lemma's UF is fitted to, the cells that
+    cannot be predicted (unknown feature, or a new lemma with nothing to fit to) with why,
+    and counts for the warnings."""
+
+    examples: list[Example]
+    unpredictable: list[tuple[int, str]]  # the cell's index and why
+    unseen_symbols: int = 0  # known forms of new lemmas with symbols the model never saw
+    conflicts: int = 0  # lemma and feature pairs with different known forms
+    first_unseen: tuple[int, str] | None = None  # the first such form's line and symbol
+
+
+def gather_evidence(
+    cells: Sequence[Cell],
+    entries: Sequence[Entry],
+    vocabularies: Vocabularies,
+    surfaces: dict[int, tuple[str, ...]],
+    model_name: object,
+    decomposition: Decomposition,
+) -> Evidence:
+    """Sort the cells (seen by the model as ``entries``, see :func:`by_run`) into evidence
+    for new lemmas and unpredictable cells, counting known forms with unseen symbols (left out
+    of the fit) and conflicting known cells (kept)."""
+    morphemes, symbols = vocabularies.morphemes, vocabularies.symbols
+    unknown_features = {
+        number: unknown[0]
+        for number, cell in enumerate(cells)
+        if (unknown := [m for m in decomposition.morphemes(cell.entry)[1:] if m not in morphemes])
+    }
+    examples, unseen_symbols, first_unseen = [], 0, None
+    forms: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for number, cell in enumerate(cells):
+        if cell.gap or number in unknown_features:
+            continue
+        forms[cell.entry.lemma, cell.entry.bundle].add(cell.entry.form)
+        entry = entries[number]
+        if LEMMA + entry.lemma in morphemes:
+            continue
+        if all(symbol in symbols for symbol in surfaces[number]):
+            examples.append(Example(entry, surfaces[number], decomposition.morphemes(entry)))
+        else:
+            unseen_symbols += 1
+            if first_unseen is None:
+                symbol = next(s for s in surfaces[number] if s not in symbols)
+                first_unseen = (cell.line, symbol)
+    fitted = {example.entry.lemma for example in examples}
+    unpredictable = []
+    for number, cell in enumerate(cells):
+        if number in unknown_features:
+            why = f"{describe(unknown_features[number])} is not in the model {model_name}"
+            unpredictable.append((number, why))
+        elif LEMMA + entries[number].lemma not in morphemes and entries[number].lemma not in fitted:
+            why = (
+                f"lemma {cell.entry.lemma!r} is not in the model {model_name} and has no known "
+                "form (with symbols the model knows) in its rows to fit its underlying form to "
+                "(the known cells of a new lemma must be in the rows next to its gaps)"
+            )
+            unpredictable.append((number, why))
+    conflicts = sum(len(f) > 1 for f in forms.values())
+    return Evidence(examples, unpredictable, unseen_symbols, conflicts, first_unseen)
+
+
+def check_predictable(evidence: Evidence, cells: Sequence[Cell], name: str, skip: bool) -> set[int]:
+    """Fail on the first unpredictable cell, or with ``skip``, return their indices."""
+    if not evidence.unpredictable:
+        return set()
+    number, why = evidence.unpredictable[0]
+    if not skip:
+        others = len(evidence.unpredictable) - 1
+        more = f" ({others:,} more such rows)" if others else ""
+        raise InputError(
+            f"{why}{more}; use skip_unknown to leave such rows empty",
+            at(name, cells[number].line),
+            "skip_unknown",
+        )
+    return {number for number, _ in evidence.unpredictable}
+
+
+@dataclass
+class Tally:
+    """What the messages at the end report, summed over the chunks of a stream."""
+
+    rows_in: int = 0
+    rows_out: int = 0
+    last_line: int = 0
+    unseen_symbols: int = 0
+    unseen_example: str = ""  # FILE:LINE and symbol of the first of them
+    conflicts: int = 0
+    skipped: int = 0
+    skipped_why: str = ""
+    fitted_lemmas: int = 0
+    fitted_forms: int = 0
+    fit_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Filled:
+    """One output of :meth:`Predictor.predict`: the index of its cell, the symbols of its
+    form (None for a gap left empty), its rank among a cell's hypotheses (from 1; ``given``
+    for a known form passed through, ``""`` for a cell left as it is), and ``(-log p, -log p
+    per symbol)`` where scored."""
+
+    index: int
+    symbols: tuple[str, ...] | None
+    rank: int | str
+    nll: tuple[float, float] | None
+
+
+class Predictor:
+    """A run loaded once, filling the gaps of one chunk of predict rows after another."""
+
+    def __init__(
+        self,
+        run: Run,
+        device: torch.device,
+        options: PredictOptions,
+        model: Phonology | None = None,
+    ):
+        self.run = run
+        self.options = options
+        self.device = device
+        self.transcriber = run.transcriber()
+        self.vocabularies = run.vocabularies()
+        self.decomposition = run.decomposition()
+        self.lang = run.config.lang or ""
+        self.max_length = run.config.max_length
+        self.model = model if model is not None else load_model(run, device)
+        self.trained_morphemes = self.model.morphemes
+        self.tally = Tally()
+
+    def knows(self, lemma: str) -> bool:
+        return LEMMA + lemma in self.vocabularies.morphemes
+
+    def predict(self, cells: Sequence[Cell], name: str) -> list[Filled]:
+        """The outputs of ``cells``, in order: each gap (or, with ``every``, each cell)
+        predicted, with ``nbest`` > 1 one output per hypothesis, best first; the other cells
+        as they are; with ``score`` (or ``nbest`` > 1), the log-probability and surprisal of
+        each output form the model can score."""
+        options, tally = self.options, self.tally
+        entries = by_run(cells, self.vocabularies.morphemes)
+        known = [number for number, cell in enumerate(cells) if not cell.gap]
+        transcribed = (  # a transcriber may read its cache from disk: not for nothing
+            self.transcriber.transcribe(self.lang, [cells[number].entry.form for number in known])
+            if known
+            else []
+        )
+        surfaces = dict(zip(known, transcribed, strict=True))
+        evidence = gather_evidence(
+            cells, entries, self.vocabularies, surfaces, self.run.path, self.decomposition
+        )
+        skipped = check_predictable(evidence, cells, name, options.skip_unknown)
+        todo = [n for n, c in enumerate(cells) if (options.every or c.gap) and n not in skipped]
+        needed = {entries[number].lemma for number in todo}
+        try:
+            with autocast(self.device, options.precision):
+                vocabularies = self._fit(
+                    [example for example in evidence.examples if example.entry.lemma in needed]
+                )
+            hypotheses = self._hypotheses(vocabularies, todo, entries)
+            outputs: list[tuple[int, tuple[str, ...] | None, int | str]] = []
+            for number, cell in enumerate(cells):
+                if number in hypotheses:
+                    outputs.extend(
+                        (number, symbols, rank)
+                        for rank, symbols in enumerate(hypotheses[number], 1)
+                    )
+                else:
+                    outputs.append((number, surfaces.get(number), "given" if not cell.gap else ""))
+            scored = options.score or options.nbest > 1
+            scores = self._nll(vocabularies, entries, outputs) if scored else [None] * len(outputs)
+        finally:
+            self.model.morphemes = self.trained_morphemes  # the next chunk's lemmas are others
+        tally.rows_in += len(cells)
+        tally.rows_out += len(outputs)
+        tally.last_line = cells[-1].line if cells else tally.last_line
+        tally.unseen_symbols += evidence.unseen_symbols
+        if evidence.first_unseen and not tally.unseen_example:
+            line, symbol = evidence.first_unseen
+            tally.unseen_example = f"{name}:{line}: {symbol!r}"
+        tally.conflicts += evidence.conflicts
+        if skipped:
+            tally.skipped += len(skipped)
+            tally.skipped_why = tally.skipped_why or evidence.unpredictable[0][1]
+        return [
+            Filled(number, symbols, rank, nll)
+            for (number, symbols, rank), nll in zip(outputs, scores, strict=True)
+        ]
+
+    def fill(self, cells: Sequence[Cell], name: str) -> list[list[object]]:
+        """The output rows of ``cells`` (see :meth:`predict`): input columns with the gaps
+        (or, with ``every``, all forms) predicted; with ``nbest`` > 1, one row per hypothesis
+        with its rank and log-probability; with ``score``, the surprisal of each output form
+        last."""
+        options, rows = self.options, []
+        for filled in self.predict(cells, name):
+            cell, nll = cells[filled.index], filled.nll
+            form = (
+                cell.entry.form
+                if filled.rank == "given"
+                else self.transcriber.joiner.join(filled.symbols or ())
+            )
+            row: list[object] = [cell.entry.lemma, cell.entry.bundle, form, *cell.extra]
+            if options.nbest > 1:
+                row += [filled.rank, "" if nll is None else f"{-nll[0]:.4f}"]
+            if options.score:
+                row.append("" if nll is None else f"{nll[1]:.4f}")
+            rows.append(row)
+        return rows
+
+    def report(self) -> None:
+        """The warnings and counts of everything filled so far, on stderr."""
+        tally, fit = self.tally, self.options.fit
+        if tally.unseen_symbols:
+            say(
+                f"warning: {tally.unseen_symbols:,} known forms of new lemmas have symbols the "
+                "model never saw; their lemmas' underlying forms are fitted on the other known "
+                f"forms (the first: {tally.unseen_example})"
+            )
+        if tally.conflicts:
+            say(
+                f"warning: {tally.conflicts:,} lemma and feature pairs have different known "
+                "forms; all of them are kept as evidence"
+            )
+        if tally.skipped:
+            say(
+                f"skipped {tally.skipped:,} rows that cannot be predicted, e.g. {tally.skipped_why}"
+            )
+        if tally.fitted_lemmas:
+            new, known = tally.fitted_lemmas, tally.fitted_forms
+            say(
+                f"fitted the underlying forms of {new:,} new lemma{'s' * (new != 1)} to "
+                f"{known:,} known form{'s' * (known != 1)} ({fit.steps} steps, "
+                f"{tally.fit_seconds:.1f} s)"
+            )
+
+    def _fit(self, examples: list[Example]) -> Vocabularies:
+        if not examples:
+            return self.vocabularies
+        began = time.perf_counter()
+        extended = fit_lemmas(self.model, self.vocabularies, examples, self.options.fit)
+        self.tally.fitted_lemmas += len(extended.morphemes) - len(self.vocabularies.morphemes)
+        self.tally.fitted_forms += len(examples)
+        self.tally.fit_seconds += time.perf_counter() - began
+        return extended
+
+    def _hypotheses(self, vocabularies: Vocabularies, todo: list[int], entries: list[Entry]):
+        """The predicted symbol sequences of the cells ``todo``, best first, by index."""
+        if not todo:
+            return {}
+        options = self.options
+        chosen = [self.decomposition.morphemes(entries[number]) for number in todo]
+        morphemes = encode_morphemes(chosen, vocabularies).to(self.device)
+        if max(options.beam, options.nbest) == 1:
+            best = decode(self.model, morphemes, self.max_length, precision=options.precision)
+            found = [[ids] for ids in best]
+        else:
+            width = max(options.beam, options.nbest)
+            beams = decode_nbest(
+                self.model, morphemes, self.max_length, width, precision=options.precision
+            )
+            found = [[ids for ids, _ in beam[: options.nbest]] for beam in beams]
+        return {
+            number: [tuple(vocabularies.symbols.decode(ids)) for ids in ids_list]
+            for number, ids_list in zip(todo, found, strict=True)
+        }
+
+    def _nll(self, vocabularies: Vocabularies, entries: list[Entry], outputs):
+        """``(-log p, -log p / (length + 1))`` of each output form the model can score."""
+        morphemes, split = vocabularies.morphemes, self.decomposition.morphemes
+        words = {number: split(entries[number]) for number, _, _ in outputs}
+        scorable = [
+            position
+            for position, (number, symbols, _) in enumerate(outputs)
+            if symbols is not None and all(m in morphemes for m in words[number])
+        ]
+        result: list[tuple[float, float] | None] = [None] * len(outputs)
+        if scorable:
+            examples = [
+                Example(entries[outputs[p][0]], outputs[p][1], words[outputs[p][0]])
+                for p in scorable
+            ]
+            data = encode(examples, vocabularies)
+            totals = total_nll(self.model, data, precision=self.options.precision)
+            lengths = data.lengths.tolist()
+            for position, total, length in zip(scorable, totals.tolist(), lengths, strict=True):
+                result[position] = (total, total / length)
+        return result
+
+
+def fill(
+    run: Run, cells: list[Cell], name: str, device: torch.device, options: PredictOptions
+) -> list[list[object]]:
+    """The output rows of ``cells`` as one chunk (see :class:`Predictor`), with the messages
+    about them on stderr."""
+    predictor = Predictor(run, device, options)
+    rows = predictor.fill(cells, name)
+    predictor.report()
+    return rows

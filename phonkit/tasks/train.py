@@ -1,0 +1,247 @@
+"""The whole path: corpus -> lexicon -> surface symbols -> split -> vocabularies -> model ->
+trainer -> run directory -> scores. The CLI commands are thin wrappers of these functions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from phonkit import __version__
+from phonkit.data.corpora import CorpusRequest
+from phonkit.data.encoding import Example, Vocabularies, encode
+from phonkit.data.lexicon import DEFAULT_DECOMPOSITION, Lexicon
+from phonkit.data.split import PROTOCOLS, Split, has_counts
+from phonkit.data.tsv import format_rows, write_atomic
+from phonkit.errors import InputError
+from phonkit.model.device import check_precision, choose_device, resolve_precision
+from phonkit.model.factory import load_model, run_model
+from phonkit.model.phonology import ModelConfig
+from phonkit.model.training import (
+    Checkpoint,
+    TrainConfig,
+    Trainer,
+    check_selection,
+    seed_everything,
+)
+from phonkit.plugins import lookup
+from phonkit.progress import TrainingProgress, say
+from phonkit.run.config import DataSettings, RunConfig, SplitSettings
+from phonkit.run.directory import Run
+from phonkit.tasks.evaluate import Evaluation, evaluate, selected_metrics
+
+
+@dataclass
+class TrainRequest:
+    corpus: str = "sample"
+    request: CorpusRequest = field(default_factory=CorpusRequest)
+    transcriber: str = "none"
+    variant: str = "pi"
+    morphemes: str = DEFAULT_DECOMPOSITION  # how words split into morphemes (a plugin name)
+    split: str = "paradigms"  # a key of phonkit.data.split.PROTOCOLS
+    model: ModelConfig = field(default_factory=ModelConfig)
+    training: TrainConfig = field(default_factory=TrainConfig)
+    device: str = "auto"
+    k: int | None = None  # the "sample" split: training entries drawn by token frequency
+    draw: int = 1  # which draw of the k-sample
+    max_entries: int | None = None  # keep at most this many entries (whole paradigms)
+    metrics: list[str] | None = None  # scored at the end; None: every installed metric
+
+
+def default_run_dir(job: TrainRequest) -> Path:
+    """Where a run goes when no directory is given: ``runs/CORPUS-LANG-VARIANT`` (the file
+    or dataset name for a corpus without a language; the sample's language is Turkish)."""
+    lang = job.request.lang or ("tur" if job.corpus == "sample" else None)
+    return (
+        Path("runs") / f"{job.corpus}-{lang or Path(job.request.path or 'data').stem}-{job.variant}"
+    )
+
+
+def choose_transcriber(corpus: str, transcriber: str, ipa: bool) -> str:
+    """The transcriber asked for; with ``ipa``, the one that gives the corpus's forms in IPA:
+    its own (a corpus reader may name one as ``ipa_transcriber``, e.g. CELEX's DISC table),
+    else epitran's G2P."""
+    if ipa and transcriber != "none":
+        raise InputError(
+            f"ipa and transcriber={transcriber} ask for two transcribers",
+            setting=("ipa", "transcriber"),
+        )
+    if ipa:
+        transcriber = getattr(lookup("corpora", corpus), "ipa_transcriber", None) or "epitran"
+    lookup("transcribers", transcriber)
+    return transcriber
+
+
+def surface_examples(
+    lexicon: Lexicon,
+    transcriber_name: str,
+    lang: str | None,
+    morphemes: str = DEFAULT_DECOMPOSITION,
+) -> list[Example]:
+    """Attach surface symbols (by the chosen transcriber) and morphemes (by the chosen
+    decomposition) to every entry."""
+    transcriber = lookup("transcribers", transcriber_name)
+    decomposition = lookup("decompositions", morphemes)
+    surfaces = transcriber.transcribe(lang or "", [entry.form for entry in lexicon.entries])
+    examples = [
+        Example(entry, surface, decomposition.morphemes(entry))
+        for entry, surface in zip(lexicon.entries, surfaces, strict=True)
+        if surface
+    ]
+    if len(examples) < len(lexicon.entries):
+        say(
+            f"warning: {transcriber_name} gave no symbols for "
+            f"{len(lexicon.entries) - len(examples):,} forms; they are left out"
+        )
+    return examples
+
+
+def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Split:
+    protocol, seed = job.split, job.training.seed
+    if protocol not in PROTOCOLS:
+        raise InputError(f"unknown split {protocol!r}; use {', '.join(PROTOCOLS)}")
+    if protocol == "sample" and job.k is None:
+        raise InputError(
+            "split.protocol=sample needs split.k=K, the number of training entries to draw",
+            setting=("split.protocol", "split.k"),
+        )
+    if protocol != "sample" and job.k is not None:
+        raise InputError(
+            f"split.k goes with the k-sample split, not with split.protocol={protocol}",
+            setting=("split.k", "split.protocol"),
+        )
+    if protocol == "sample":
+        split = PROTOCOLS[protocol](examples, seed, job.k, job.draw)
+    else:
+        split = PROTOCOLS[protocol](examples, seed)
+    counts = split.counts()
+    if protocol == "sample":
+        how = "by token count" if has_counts(examples) else "uniformly (the corpus has no counts)"
+        say(
+            f"{name}: {len(examples):,} entries; draw {job.draw} of k = {job.k} took "
+            f"{counts['train']:,} training entries {how}; dev {counts['dev']:,} and test "
+            f"{counts['test']:,} from the rest whose morphemes were drawn "
+            f"({counts['uncovered']:,} others left out)"
+        )
+    else:
+        unit = "whole paradigms" if protocol == "lemmas" else "held-out cells"
+        say(
+            f"{name}: {len(examples):,} entries -> train {counts['train']:,}, dev "
+            f"{counts['dev']:,}, test {counts['test']:,} ({unit}; {counts['moved_to_train']:,} "
+            f"held-out entries with a morpheme unseen in train moved to train)"
+        )
+    if not split.dev or not split.test:
+        raise InputError(f"{name}: too little data to split ({len(examples)} entries)")
+    return split
+
+
+def start_run(job: TrainRequest, out: Path, force: bool) -> Run:
+    """Read the corpus, split it and write a new run directory (not yet trained)."""
+    variant = lookup("models", job.variant)
+    lookup("transcribers", job.transcriber)
+    lookup("decompositions", job.morphemes)
+    selected_metrics(job.metrics)
+    choose_device(job.device)
+    check_precision(job.training.precision)
+    check_selection(job.training.select)
+    corpus = lookup("corpora", job.corpus)
+    lexicon = corpus.read(job.request)
+    if job.max_entries is not None and len(lexicon) > job.max_entries:
+        say(
+            f"{lexicon.name}: kept {job.max_entries:,} of {len(lexicon):,} entries "
+            "(data.max_entries)",
+            setting="data.max_entries",
+        )
+        lexicon = lexicon.capped(job.max_entries, job.training.seed)
+    examples = surface_examples(lexicon, job.transcriber, job.request.lang, job.morphemes)
+    split = split_examples(examples, job, lexicon.name or job.corpus)
+    vocabularies = Vocabularies.build(split.train)
+    config = RunConfig(
+        phonkit_version=__version__,
+        data=DataSettings(
+            corpus=job.corpus,
+            lang=job.request.lang,
+            path=job.request.path,
+            columns=job.request.columns,
+            options=dict(job.request.options),
+            data_dir=str(job.request.data_dir) if job.request.data_dir else None,
+            max_entries=job.max_entries,
+        ),
+        transcriber=job.transcriber,
+        variant=variant.name,
+        morphemes=job.morphemes,
+        model=job.model,
+        training=job.training,
+        device=job.device,
+        split=SplitSettings(
+            protocol=split.protocol,
+            k=job.k,
+            draw=job.draw if job.k is not None else None,
+            counts=split.counts(),
+        ),
+        metrics=job.metrics,
+        max_length=2 * max(len(example.surface) for example in split.train) + 2,
+    )
+    splits = {"train": split.train, "dev": split.dev, "test": split.test}
+    return Run.create(
+        out, config, splits, vocabularies, lookup("transcribers", job.transcriber), force
+    )
+
+
+def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, float]]:
+    """Train (or go on training) the run's model, then score it on dev and test."""
+    config = run.config
+    training = config.training
+    device = choose_device(device_name or config.device)
+    seed_everything(training.seed)
+    vocabularies = run.vocabularies()
+    train = encode(run.examples("train"), vocabularies)
+    dev = encode(run.examples("dev"), vocabularies)
+    model = run_model(run)
+    trainer = Trainer(
+        model, train, dev, training, device, config.max_length, keeper(run), str(run.path)
+    )
+    if (run.path / "checkpoint.pt").is_file():
+        trainer.restore(run.load_torch("checkpoint.pt"))
+        say(f"{run.path}: resuming after epoch {trainer.epoch}")
+    say(
+        f"{run.path}: training {config.variant} on {device.type} in "
+        f"{resolve_precision(device, training.precision)} "
+        f"({sum(p.numel() for p in trainer.model.parameters()):,} parameters)"
+    )
+    with TrainingProgress(training.epochs, trainer.batches_per_epoch(), trainer.epoch) as progress:
+        trainer.fit(progress.advance, progress.report)
+    return finish_run(run, device)
+
+
+def keeper(run: Run) -> Callable[[Checkpoint], None]:
+    """The trainer's checkpoint callback that stores each epoch in the run directory: the
+    best weights (``model.pt``) first, then the training state and the history."""
+
+    def keep(checkpoint: Checkpoint) -> None:
+        if checkpoint.best is not None:
+            run.save_torch("model.pt", checkpoint.best)
+        run.save_torch("checkpoint.pt", checkpoint.state)
+        run.write_history(checkpoint.history)
+
+    return keep
+
+
+def finish_run(run: Run, device: torch.device) -> dict[str, dict[str, float]]:
+    """Score the best checkpoint on dev and test, write predictions and metrics (marks done)."""
+    model = load_model(run, device)
+    vocabularies = run.vocabularies()
+    max_length = run.config.max_length
+    joiner = run.transcriber().joiner
+    precision = run.config.training.precision
+    metrics = selected_metrics(run.config.metrics)
+    results: dict[str, Evaluation] = {
+        split: evaluate(model, run.examples(split), vocabularies, max_length, metrics, precision)
+        for split in ("dev", "test")
+    }
+    write_atomic(run.path / "predictions.tsv", format_rows(results["test"].rows(joiner)))
+    metrics = {split: result.scores for split, result in results.items()}
+    run.write_json("metrics.json", metrics)
+    return metrics
