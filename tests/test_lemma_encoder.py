@@ -10,7 +10,7 @@ import torch
 from conftest import TINY, sample_lines
 from phonkit.cli.options import configure
 from phonkit.data.encoding import Example, Vocabularies, encode, encode_morphemes
-from phonkit.data.lexicon import Entry
+from phonkit.data.lexicon import UNK_ID, Entry
 from phonkit.errors import InputError
 from phonkit.model.factory import load_model
 from phonkit.model.fitting import FitConfig, fit_lemmas
@@ -120,7 +120,7 @@ def test_unknown_characters_in_a_new_lemma_do_not_crash(cli, encoder_run):
     fit_lemmas(model, vocabularies, new_paradigm(Run.open(encoder_run), "☃☃☃", [(bundle, form)]))
     extended = Vocabularies(vocabularies.symbols, vocabularies.morphemes.extended(["lemma:☃☃☃"]))
     snowmen = model.spellings[extended.morphemes.index["lemma:☃☃☃"]]
-    assert snowmen[:3].tolist() == [3, 3, 3]  # <unk>, the encoder's own input for them
+    assert snowmen[:3].tolist() == [UNK_ID] * 3  # the encoder reads unknown symbols as <unk>
 
 
 def test_evaluate_unseen_lemmas_with_the_encoder(cli, encoder_run):
