@@ -185,7 +185,14 @@ def test_unimorph_experiment_runs_resumes_and_reports(cli, data_root, tmp_path):
     }
     assert all(0 < float(row[7]) <= 1 for row in tests)
     markdown = (out / "results.md").read_text()
-    assert "| tur | UniMorph |" in markdown and "pi better than pd on ACC" in markdown
+    assert "| tur | UniMorph |" in markdown
+    acc = [row for row in tests if row[3] == "acc"]
+    won = sum(float(row[5]) > float(row[6]) and float(row[7]) < 0.05 for row in acc)
+    lost = sum(float(row[5]) < float(row[6]) and float(row[7]) < 0.05 for row in acc)
+    assert (
+        f"pi better than pd on ACC with p < 0.05 in {won} of 2 languages, "
+        f"pd better than pi in {lost}\n"
+    ) in markdown
 
     # A second invocation reuses finished runs; an interrupted one goes on.
     (out / "runs" / "sqi-pd-s1" / "metrics.json").unlink()

@@ -278,14 +278,16 @@ def _tests(comparisons, permutations: int, variants) -> str:
         row = [lang, f"{a} − {b}"]
         for c in found:
             row += [figure(c.mean_a - c.mean_b, c.metric), p_value(c.p_value)]
-            better = _better(c)
-            tally = wins.setdefault((a, b, c.metric), [0, 0])
-            tally[0] += better and c.p_value < 0.05
-            tally[1] += 1
+            better, significant = _better(c), c.p_value < 0.05
+            tally = wins.setdefault((a, b, c.metric), [0, 0, 0])
+            tally[0] += better and significant
+            tally[1] += (not better) and significant and c.mean_a != c.mean_b
+            tally[2] += 1
         rows.append(row)
     summary = "".join(
-        f"- {a} better than {b} on {metric.upper()} with p < 0.05 in {won} of {total} languages\n"
-        for (a, b, metric), (won, total) in wins.items()
+        f"- {a} better than {b} on {metric.upper()} with p < 0.05 in {won} of {total} "
+        f"languages, {b} better than {a} in {lost}\n"
+        for (a, b, metric), (won, lost, total) in wins.items()
     )
     return (
         f"\n## Paired permutation tests\n\nTwo-sided, {permutations:,} random swaps of each "
