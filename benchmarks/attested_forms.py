@@ -19,11 +19,13 @@ prediction right when it is any attested form of its cell.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections import defaultdict
 from pathlib import Path
 
 from phonkit.data.corpora import CorpusRequest
 from phonkit.data.tsv import read_rows
+from phonkit.errors import InputError
 from phonkit.plugins import lookup
 from phonkit.run.directory import Run
 from phonkit.tasks.train import surface_examples
@@ -71,13 +73,29 @@ def main() -> None:
     runs = [Run(path) for path in paths if (path / "metrics.json").is_file()]
     if args.variants:
         runs = [run for run in runs if run.config.variant in args.variants.split(",")]
+    if not runs:
+        fail(f"{args.path}: no finished run (a run directory, or an experiment's runs/)")
+    try:
+        report(runs, args.data_dir)
+    except InputError as error:
+        fail(str(error))
+
+
+def fail(message: str) -> None:
+    """One line on stderr and exit code 2, as phonkit's commands end on bad input."""
+    print(message, file=sys.stderr)
+    sys.exit(2)
+
+
+def report(runs: list[Run], data_dir: Path | None) -> None:
+    """Print the table of the docstring, one row per run."""
     print(
         "| run | test cells | cells with more than one form | ACC | ACC, one form "
         "| ACC, more than one | ACC, any attested form |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|")
     for run in runs:
-        forms = attested_forms(run, args.data_dir)
+        forms = attested_forms(run, data_dir)
         cells = predictions(run)
         several = [cell for cell in cells if len(forms[cell[0], cell[1]]) > 1]
         single = [cell for cell in cells if len(forms[cell[0], cell[1]]) <= 1]
