@@ -3,6 +3,10 @@ its record, ``phonkit experiment export``): the training throughput of each vari
 second, the median over a run's epochs), the wall time of each finished run, and a projection
 of the runs the plan has not finished yet.
 
+A run's wall time is the outcome's (the whole attempt: loading, epochs, test scoring), or the
+sum of its epochs' times in ``history.tsv`` where that is larger: a run that was interrupted
+and resumed has the outcome of its last attempt only, while its history times every epoch.
+
     python benchmarks/experiment_cost.py /work/exp/table/unimorph --data-dir ../shared/data
 
 The projection gives an unfinished run (language, variant) the median cost per training
@@ -48,7 +52,10 @@ def main() -> None:
                 "train": split["train"],
                 "epochs": len(history),
                 "forms_per_s": statistics.median(r["forms_per_second"] for r in history),
-                "seconds": outcomes[name].seconds if name in outcomes else float("nan"),
+                "seconds": max(
+                    outcomes[name].seconds if name in outcomes else 0.0,
+                    sum(r.get("seconds", 0.0) for r in history),
+                ),
             }
         )
     if not rows:
