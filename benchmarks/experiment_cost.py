@@ -59,7 +59,8 @@ def main() -> None:
             }
         )
     if not rows:
-        sys.exit(f"{args.experiment}: no finished runs")
+        print(f"{args.experiment}: no finished runs", file=sys.stderr)
+        sys.exit(2)  # bad input, as phonkit's commands end on it
     planned = read_plan(args.experiment)
     langs = dict.fromkeys(labels["lang"] for labels in planned.values())
     full = _full_sizes(langs, args.data_dir) if args.data_dir else {}
