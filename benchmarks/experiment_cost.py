@@ -112,6 +112,7 @@ def _report(rows: list[dict], planned: dict[str, dict], full: dict[str, int]) ->
     print("|---|---:|" + "---:|" * len(variants))
     done = {(row["lang"], row["variant"]): row for row in rows}
     measured = projected = 0.0
+    unprojected = 0
     for lang in dict.fromkeys(labels["lang"] for labels in planned.values()):
         cells = [lang, f"{full[lang]:,}" if lang in full else ""]
         for variant in variants:
@@ -124,11 +125,17 @@ def _report(rows: list[dict], planned: dict[str, dict], full: dict[str, int]) ->
                 projected += guess
                 cells.append(f"({guess:,.0f})")
             else:
+                unprojected += 1
                 cells.append("")
         print("| " + " | ".join(cells) + " |")
     print()
     print(f"run time of the finished runs (measured): {_hours(measured)}")
     print(f"run time of the others (projected, in parentheses above): {_hours(projected)}")
+    if unprojected:
+        print(
+            f"not projected: {unprojected} unfinished runs (their variant has no finished run, "
+            "or their table was not counted: pass --data-dir)"
+        )
 
 
 def _hours(seconds: float) -> str:
