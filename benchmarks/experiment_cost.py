@@ -112,7 +112,7 @@ def _report(rows: list[dict], planned: dict[str, dict], full: dict[str, int]) ->
     print("|---|---:|" + "---:|" * len(variants))
     done = {(row["lang"], row["variant"]): row for row in rows}
     measured = projected = 0.0
-    unprojected = 0
+    guessed = unprojected = 0
     for lang in dict.fromkeys(labels["lang"] for labels in planned.values()):
         cells = [lang, f"{full[lang]:,}" if lang in full else ""]
         for variant in variants:
@@ -123,6 +123,7 @@ def _report(rows: list[dict], planned: dict[str, dict], full: dict[str, int]) ->
             elif variant in cost and lang in full:
                 guess = cost[variant] * 0.8 * full[lang] * epochs[variant]
                 projected += guess
+                guessed += 1
                 cells.append(f"({guess:,.0f})")
             else:
                 unprojected += 1
@@ -130,7 +131,10 @@ def _report(rows: list[dict], planned: dict[str, dict], full: dict[str, int]) ->
         print("| " + " | ".join(cells) + " |")
     print()
     print(f"run time of the finished runs (measured): {_hours(measured)}")
-    print(f"run time of the others (projected, in parentheses above): {_hours(projected)}")
+    if guessed:
+        print(f"run time of the {guessed} others (projected, in parentheses): {_hours(projected)}")
+    if not guessed and not unprojected:
+        print("every planned run is finished")
     if unprojected:
         print(
             f"not projected: {unprojected} unfinished runs (their variant has no finished run, "
