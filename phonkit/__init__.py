@@ -28,6 +28,9 @@ except PackageNotFoundError:  # running from a source tree that is not installed
 API = {
     "load": "phonkit.api",
     "train": "phonkit.api",
+    "fill": "phonkit.api",
+    "read_table": "phonkit.data.table",
+    "FillRequest": "phonkit.tasks.fill",
     "Model": "phonkit.api",
     "Prediction": "phonkit.api",
     "UnderlyingForms": "phonkit.api",

@@ -16,6 +16,7 @@ from typing import Any
 from phonkit.analysis.underlying_forms import Inventory
 from phonkit.data.corpora import Corpus
 from phonkit.data.lexicon import Decomposition, Entry, parse_features, parse_lemma
+from phonkit.data.table import ParadigmTable, read_table
 from phonkit.data.transcription import Transcriber
 from phonkit.errors import InputError
 from phonkit.model.device import choose_device
@@ -27,6 +28,8 @@ from phonkit.run.config import RunConfig
 from phonkit.run.directory import Run, writing
 from phonkit.tasks.evaluate import evaluate as score_examples
 from phonkit.tasks.evaluate import selected_metrics
+from phonkit.tasks.fill import FilledTable, FillRequest
+from phonkit.tasks.fill import fill as fill_table
 from phonkit.tasks.metrics import Metric
 from phonkit.tasks.predict import Cell, PredictOptions, Predictor, gold_examples
 from phonkit.tasks.train import TrainRequest, default_run_dir, start_run, train_run
@@ -208,6 +211,22 @@ def train(
     return load(out, "cpu")
 
 
+def fill(
+    table: str | Path | ParadigmTable,
+    request: FillRequest | None = None,
+    out: str | Path | None = None,
+    force: bool = False,
+) -> FilledTable:
+    """Fill the empty cells of a paradigm table (a :class:`ParadigmTable`, or a .csv/.tsv
+    file read with :func:`phonkit.read_table`'s defaults) as ``phonkit fill`` does:
+    settings by the table's size, the user's (``request.settings``) on top; the run goes to
+    ``out`` if given. ``FilledTable.forms()`` is the filled table, ``fillings`` each gap's
+    hypotheses."""
+    source = None if isinstance(table, ParadigmTable) else str(table)
+    paradigm = table if isinstance(table, ParadigmTable) else read_table(str(table))
+    return fill_table(paradigm, request, Path(out) if out is not None else None, force, source)
+
+
 def corpus(name: str) -> Corpus:
     """The corpus reader called ``name`` (``unimorph``, ``sample``, ``tsv``, a plugin's)."""
     return lookup("corpora", name)
@@ -245,6 +264,7 @@ __all__ = [
     "UnderlyingForms",
     "corpus",
     "decomposition",
+    "fill",
     "load",
     "metric",
     "names",

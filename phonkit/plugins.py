@@ -24,6 +24,7 @@ DEFAULT_PLUGINS = (
     "phonkit.default_plugins.corpora.unimorph",
     "phonkit.default_plugins.corpora.conll2017",
     "phonkit.default_plugins.corpora.tsv",
+    "phonkit.default_plugins.corpora.table",
     "phonkit.default_plugins.corpora.hf",
     "phonkit.default_plugins.corpora.sample",
     "phonkit.default_plugins.corpora.celex",

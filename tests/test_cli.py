@@ -100,7 +100,7 @@ def test_missing_and_unfinished_run_directories(cli, trained_run, tmp_path):
     [
         (
             ["--corpus", "nope"],
-            "unknown corpus 'nope'; available: unimorph, conll2017, tsv, hf, sample",
+            "unknown corpus 'nope'; available: unimorph, conll2017, tsv, table, hf, sample",
         ),
         (
             ["--corpus", "sample", "--lang", "xyz"],

@@ -32,6 +32,7 @@ from phonkit.cli.options import (
     key_values,
     names,
     numbers,
+    typed_settings,
 )
 from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.errors import InputError
@@ -207,19 +208,63 @@ def celex(
     _run(out, "celex", settings, plan, launch, force, lambda: kind.report(out))
 
 
+@experiment_app.command("tables")
+def tables(
+    folder: Annotated[Path, typer.Argument(help="A folder of paradigm tables (.csv, .tsv).")],
+    variants: Variants = "pi,pd,joint",
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Experiment directory \\[default: experiments/tables-FOLDER]."),
+    ] = None,
+    jobs: Jobs = 1,
+    launcher: LauncherName = "local",
+    launcher_setting: LauncherSettings = [],  # noqa: B006
+    transcriber: Transcribers = "none",
+    device: Device = "auto",
+    seed: Annotated[int, typer.Option(help="Seed of the held-out cells and of training.")] = 1,
+    setting: Settings = [],  # noqa: B006
+    permutations: Permutations = 10_000,
+    force: Force = False,
+) -> None:
+    """The paradigm-table benchmark: every table of FOLDER in five folds over stems (each
+    test stem loses one known cell), one run per table, fold and variant with the settings
+    of its size (as phonkit fill), beside the analogy and nearest-form baselines; ACC and
+    MLD per table, means, tables won and lost against the analogy. Finished runs are
+    reused."""
+    from phonkit.experiments import paradigm_tables as kind
+    from phonkit.tasks.train import TrainRequest
+
+    at_least_one(jobs=jobs, permutations=permutations)
+    found = kind.tables(folder)
+    given = typed_settings(setting)
+    base = TrainRequest(transcriber=transcriber, device=device, training=TrainConfig(seed=seed))
+    plan = kind.plan(found, _variants(variants), base, given)
+    out = out or Path("experiments") / f"tables-{folder.resolve().name}"
+    settings = {
+        "folder": str(folder.resolve()),
+        "transcriber": transcriber,
+        "seed": seed,
+        "settings": given,
+    }
+    launch = (launcher, launcher_setting, jobs)
+    _run(out, "tables", settings, plan, launch, force, lambda: kind.report(out, permutations))
+
+
 @experiment_app.command("report")
 def report(
     directory: Annotated[Path, typer.Argument(help="An experiment directory.")],
     permutations: Permutations = 10_000,
 ) -> None:
     """Rebuild an experiment's tables (and figures) from its finished runs."""
-    from phonkit.experiments import curve, unimorph
+    from phonkit.experiments import curve, paradigm_tables, unimorph
     from phonkit.experiments.runner import read_manifest
 
     at_least_one(permutations=permutations)
     kind = read_manifest(directory).get("kind")
     if kind == "unimorph":
         unimorph.report(directory, permutations)
+    elif kind == "tables":
+        paradigm_tables.report(directory, permutations)
     elif kind == "celex":
         curve.report(directory)
     else:

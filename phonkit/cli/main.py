@@ -12,6 +12,7 @@ import click
 import typer
 
 from phonkit.cli.experiment import experiment_app
+from phonkit.cli.fill import register as register_fill
 from phonkit.cli.options import (
     BatchSize,
     Columns,
@@ -479,6 +480,7 @@ uf_app = typer.Typer(help="Look at the learned underlying forms (UFs) of a run's
 app.add_typer(uf_app, name="uf")
 app.add_typer(experiment_app, name="experiment")
 register_views(app)  # stats, paradigm, errors, concordance
+register_fill(app)
 
 
 @uf_app.command("export")

@@ -218,6 +218,24 @@ def configure(
     return replace(model, **changes[0]), replace(training, **changes[1])
 
 
+def typed_settings(pairs: list[str]) -> dict[str, object]:
+    """``--set KEY=VALUE`` pairs as typed values of the model or training settings they
+    name, for commands whose settings are chosen later (by the data's size)."""
+    typed: dict[str, object] = {}
+    for key, text in key_values(pairs, "--set").items():
+        kind = next(
+            (k for k in (ModelConfig, TrainConfig) if key in k.__dataclass_fields__), None
+        )
+        if kind is None:
+            known = sorted({*ModelConfig.__dataclass_fields__, *TrainConfig.__dataclass_fields__})
+            raise InputError(f"--set: unknown setting {key!r}; settings: {', '.join(known)}")
+        try:
+            typed[key] = parse_setting(kind, key, text)
+        except InputError as error:
+            raise InputError(f"--set {error.message}") from None
+    return typed
+
+
 def truth(text: str) -> bool:
     """``true``/``false`` (also 1/0, yes/no, on/off) of a ``--set`` switch."""
     value = text.strip().lower()

@@ -1,6 +1,8 @@
 """Train/dev/test splits: paradigm completion (held-out cells of seen paradigms) and unseen
-lemmas (held-out whole paradigms), both shuffled 80/10/10 with a seed; and the k-sample of
-the CELEX learning curve (k training entries drawn by token frequency)."""
+lemmas (held-out whole paradigms), both shuffled 80/10/10 with a seed; the k-sample of the
+CELEX learning curve (k training entries drawn by token frequency); the folds of a paradigm
+table (no dev split: a small table cannot spare one); and ``all`` (everything trains, as
+``phonkit fill`` does)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 
 from phonkit.data.encoding import Example
 from phonkit.data.lexicon import Entry, paradigms
+from phonkit.data.table import fold_split
 from phonkit.errors import InputError
 
 
@@ -143,4 +146,26 @@ def frequency_sample(examples: Sequence[Example], seed: int, k: int, draw: int =
     return Split(train, covered[:half], covered[half:], 0, "sample", len(rest) - len(covered))
 
 
-PROTOCOLS = {"paradigms": paradigm_completion, "lemmas": unseen_lemmas, "sample": frequency_sample}
+def stem_folds(examples: Sequence[Example], seed: int, fold: int) -> Split:
+    """Fold ``fold`` of the cross-validation over stems (:func:`phonkit.data.table.fold_split`):
+    its test cells, and everything else for training; no dev split."""
+    held_out = set(fold_split([example.entry for example in examples], fold, seed).test)
+    train = [example for example in examples if example.entry not in held_out]
+    test = [example for example in examples if example.entry in held_out]
+    kept, moved = _covered({"test": test}, train)
+    return Split(train, [], kept["test"], moved, "folds")
+
+
+def everything(examples: Sequence[Example], seed: int) -> Split:
+    """Every example trains; nothing is held out (``phonkit fill`` fills the gaps)."""
+    return Split(list(examples), [], [], 0, "all")
+
+
+PROTOCOLS = {
+    "paradigms": paradigm_completion,
+    "lemmas": unseen_lemmas,
+    "sample": frequency_sample,
+    "folds": stem_folds,
+    "all": everything,
+}
+HOLDS_NO_DEV = ("folds", "all")  # protocols without a dev split: checkpoints by training loss

@@ -216,8 +216,11 @@ class Trainer:
 
     def selection_key(self, dev_loss: float, dev_acc: float) -> list[float]:
         """What the kept checkpoint minimises: the dev loss, or (``select = acc``) minus the
-        dev accuracy, ties going to the lower dev loss."""
-        return [dev_loss] if self.config.select == "loss" else [-dev_acc, dev_loss]
+        dev accuracy, ties going to the lower dev loss. Without a dev split, the loss is the
+        epoch's training loss and there is no accuracy to select by."""
+        if self.config.select == "loss" or math.isnan(dev_acc):
+            return [dev_loss]
+        return [-dev_acc, dev_loss]
 
     def check_finite(self, train_loss: float, dev_loss: float) -> None:
         """A loss of NaN or infinity ends training before this epoch is kept: the run keeps
@@ -243,7 +246,8 @@ class Trainer:
             started = time.perf_counter()
             train_loss = self.train_epoch(advance)
             training_seconds = time.perf_counter() - started
-            dev_loss, dev_acc = self.dev_figures()
+            # A split without dev (a small table's) judges epochs by their training loss.
+            dev_loss, dev_acc = self.dev_figures() if len(self.dev_data) else (train_loss, math.nan)
             self.check_finite(train_loss, dev_loss)
             self.epoch += 1
             lr = self.lr

@@ -43,6 +43,7 @@ class SplitSettings:
     protocol: str = "paradigms"  # a key of phonkit.data.split.PROTOCOLS
     k: int | None = None  # the "sample" split: training entries drawn by token frequency
     draw: int | None = None  # which draw of the k-sample
+    fold: int | None = None  # the "folds" split: which fold of a table's stems is held out
     counts: dict[str, int] = field(default_factory=dict)  # train, dev, test, ...
 
 
@@ -90,6 +91,7 @@ class RunConfig:
             "protocol": split.protocol,
             "k": split.k,
             "draw": split.draw,
+            **({"fold": split.fold} if split.fold is not None else {}),
             "max_entries": data.max_entries,
             "metrics": None if self.metrics is None else list(self.metrics),
             "max_length": self.max_length,
@@ -166,6 +168,7 @@ class RunConfig:
                 protocol=config.get("protocol") or "paradigms",
                 k=config.get("k"),
                 draw=config.get("draw"),
+                fold=config.get("fold"),
                 counts=dict(config.get("split") or {}),
             ),
             morphemes=config.get("morphemes") or "features",

@@ -1,4 +1,5 @@
-"""A reference point for inflecting lemmas: the most frequent edit per feature bundle.
+"""Reference points: for inflecting lemmas, the most frequent edit per feature bundle; for
+filling a paradigm table, the affix-rewrite analogy and copying the nearest known form.
 
 From each training pair (lemma, form) it takes the edit that keeps their longest common
 substring, the stem, and rewrites what is before and after it (``werken -> gewerkt``:
@@ -59,3 +60,70 @@ class EditBaseline:
 
     def inflect_all(self, cells: Sequence[tuple[str, Symbols]]) -> list[Symbols]:
         return [self.inflect(bundle, lemma) for bundle, lemma in cells]
+
+
+# -- paradigm tables: filling a cell from the stem's other known cells -----------------------
+
+Paradigm = dict[str, Symbols]  # a stem's known forms by cell
+
+
+class AnalogyBaseline:
+    """The affix-rewrite analogy of a paradigm table: for each ordered pair of cells (a, b),
+    the rewrites of the a-form into the b-form around their longest common substring, counted
+    over the training stems. A stem's b-form comes from the known cell a whose most frequent
+    applicable rewrite is most reliable (the largest share of the training stems with both
+    cells), ties going to the cell met first."""
+
+    def __init__(self, paradigms: dict[str, Paradigm]):
+        counts: dict[tuple[str, str], Counter[Edit]] = defaultdict(Counter)
+        for forms in paradigms.values():
+            for source, source_form in forms.items():
+                for target, target_form in forms.items():
+                    if source != target:
+                        counts[source, target][edit(source_form, target_form)] += 1
+        self.rules = {pair: c.most_common() for pair, c in counts.items()}
+        self.pairs = {pair: sum(c.values()) for pair, c in counts.items()}
+
+    def candidates(self, known: Paradigm, target: str) -> list[tuple[float, Symbols]]:
+        """(reliability, form) from each known cell's best applicable rewrite, best first."""
+        found = []
+        for source, form in known.items():
+            for rule, count in self.rules.get((source, target), ()):
+                rewritten = apply(rule, form)
+                if rewritten is not None:
+                    found.append((count / self.pairs[source, target], rewritten))
+                    break
+        return sorted(found, key=lambda candidate: -candidate[0])
+
+    def fill(self, known: Paradigm, target: str) -> Symbols:
+        found = self.candidates(known, target)
+        return found[0][1] if found else NearestFormBaseline.first(known)
+
+
+class NearestFormBaseline:
+    """Copy the stem's known form from the cell nearest the target: the cell whose forms
+    differ least from the target cell's (mean edit distance over the training stems that
+    have both)."""
+
+    def __init__(self, paradigms: dict[str, Paradigm]):
+        from rapidfuzz.distance import Levenshtein
+
+        distances: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for forms in paradigms.values():
+            for source, source_form in forms.items():
+                for target, target_form in forms.items():
+                    if source != target:
+                        distance = Levenshtein.distance(source_form, target_form)
+                        distances[source, target].append(distance)
+        self.distance = {pair: sum(d) / len(d) for pair, d in distances.items()}
+
+    def fill(self, known: Paradigm, target: str) -> Symbols:
+        ranked = sorted(known, key=lambda cell: self.distance.get((cell, target), float("inf")))
+        return known[ranked[0]] if ranked else ()
+
+    @staticmethod
+    def first(known: Paradigm) -> Symbols:
+        return next(iter(known.values()), ())
+
+
+TABLE_BASELINES = {"analogy": AnalogyBaseline, "nearest": NearestFormBaseline}

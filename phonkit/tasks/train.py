@@ -13,7 +13,7 @@ from phonkit import __version__
 from phonkit.data.corpora import CorpusRequest
 from phonkit.data.encoding import Example, Vocabularies, encode
 from phonkit.data.lexicon import DEFAULT_DECOMPOSITION, Lexicon
-from phonkit.data.split import PROTOCOLS, Split, has_counts
+from phonkit.data.split import HOLDS_NO_DEV, PROTOCOLS, Split, has_counts, stem_folds
 from phonkit.data.tsv import format_rows, write_atomic
 from phonkit.errors import InputError
 from phonkit.model.device import check_precision, choose_device, resolve_precision
@@ -46,6 +46,7 @@ class TrainRequest:
     device: str = "auto"
     k: int | None = None  # the "sample" split: training entries drawn by token frequency
     draw: int = 1  # which draw of the k-sample
+    fold: int | None = None  # the "folds" split: the fold of the table's stems held out
     max_entries: int | None = None  # keep at most this many entries (whole paradigms)
     metrics: list[str] | None = None  # scored at the end; None: every installed metric
 
@@ -112,8 +113,15 @@ def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Spl
             f"split.k goes with the k-sample split, not with split.protocol={protocol}",
             setting=("split.k", "split.protocol"),
         )
+    if (protocol == "folds") != (job.fold is not None):
+        raise InputError(
+            "split.fold goes with split.protocol=folds, and that split needs it",
+            setting=("split.fold", "split.protocol"),
+        )
     if protocol == "sample":
         split = PROTOCOLS[protocol](examples, seed, job.k, job.draw)
+    elif protocol == "folds":
+        split = stem_folds(examples, seed, job.fold)
     else:
         split = PROTOCOLS[protocol](examples, seed)
     counts = split.counts()
@@ -125,20 +133,24 @@ def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Spl
             f"{counts['test']:,} from the rest whose morphemes were drawn "
             f"({counts['uncovered']:,} others left out)"
         )
+    elif protocol == "all":
+        say(f"{name}: all {len(examples):,} entries train (no dev split: checkpoints by loss)")
     else:
-        unit = "whole paradigms" if protocol == "lemmas" else "held-out cells"
+        unit = {"lemmas": "whole paradigms", "folds": f"fold {job.fold} of the stems"}
         say(
             f"{name}: {len(examples):,} entries -> train {counts['train']:,}, dev "
-            f"{counts['dev']:,}, test {counts['test']:,} ({unit}; {counts['moved_to_train']:,} "
-            f"held-out entries with a morpheme unseen in train moved to train)"
+            f"{counts['dev']:,}, test {counts['test']:,} ({unit.get(protocol, 'held-out cells')}"
+            f"; {counts['moved_to_train']:,} held-out entries with a morpheme unseen in train "
+            "moved to train)"
         )
-    if not split.dev or not split.test:
+    if (not split.dev and protocol not in HOLDS_NO_DEV) or (not split.test and protocol != "all"):
         raise InputError(f"{name}: too little data to split ({len(examples)} entries)")
     return split
 
 
-def start_run(job: TrainRequest, out: Path, force: bool) -> Run:
-    """Read the corpus, split it and write a new run directory (not yet trained)."""
+def start_run(job: TrainRequest, out: Path, force: bool, lexicon: Lexicon | None = None) -> Run:
+    """Read the corpus (or take ``lexicon``, read from it already), split it and write a new
+    run directory (not yet trained)."""
     variant = lookup("models", job.variant)
     lookup("transcribers", job.transcriber)
     lookup("decompositions", job.morphemes)
@@ -146,8 +158,8 @@ def start_run(job: TrainRequest, out: Path, force: bool) -> Run:
     choose_device(job.device)
     check_precision(job.training.precision)
     check_selection(job.training.select)
-    corpus = lookup("corpora", job.corpus)
-    lexicon = corpus.read(job.request)
+    if lexicon is None:
+        lexicon = lookup("corpora", job.corpus).read(job.request)
     if job.max_entries is not None and len(lexicon) > job.max_entries:
         say(
             f"{lexicon.name}: kept {job.max_entries:,} of {len(lexicon):,} entries "
@@ -179,6 +191,7 @@ def start_run(job: TrainRequest, out: Path, force: bool) -> Run:
             protocol=split.protocol,
             k=job.k,
             draw=job.draw if job.k is not None else None,
+            fold=job.fold,
             counts=split.counts(),
         ),
         metrics=job.metrics,
@@ -229,6 +242,9 @@ def keeper(run: Run) -> Callable[[Checkpoint], None]:
     return keep
 
 
+SPLITS = ("dev", "test")  # the splits scored at the end of training
+
+
 def finish_run(run: Run, device: torch.device) -> dict[str, dict[str, float]]:
     """Score the best checkpoint on dev and test, write predictions and metrics (marks done)."""
     model = load_model(run, device)
@@ -238,10 +254,12 @@ def finish_run(run: Run, device: torch.device) -> dict[str, dict[str, float]]:
     precision = run.config.training.precision
     metrics = selected_metrics(run.config.metrics)
     results: dict[str, Evaluation] = {
-        split: evaluate(model, run.examples(split), vocabularies, max_length, metrics, precision)
-        for split in ("dev", "test")
+        split: evaluate(model, examples, vocabularies, max_length, metrics, precision)
+        for split in SPLITS
+        if (examples := run.examples(split))
     }
-    write_atomic(run.path / "predictions.tsv", format_rows(results["test"].rows(joiner)))
-    metrics = {split: result.scores for split, result in results.items()}
+    if "test" in results:
+        write_atomic(run.path / "predictions.tsv", format_rows(results["test"].rows(joiner)))
+    metrics = {split: found.scores if (found := results.get(split)) else {} for split in SPLITS}
     run.write_json("metrics.json", metrics)
     return metrics

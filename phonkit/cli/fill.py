@@ -1,0 +1,93 @@
+"""``phonkit fill TABLE``: a paradigm table in, the same table with its gaps filled out."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from phonkit.cli.options import Device, Transcribers, at_least_one, typed_settings
+from phonkit.errors import InputError
+
+
+def fill(
+    table: Annotated[
+        str, typer.Argument(help="The table: a .csv or .tsv file, one row per stem, or - (stdin).")
+    ],
+    delimiter: Annotated[
+        str | None,
+        typer.Option(
+            help="Field delimiter (tab, comma, or one character) \\[default: by "
+            "extension; stdin: tab]."
+        ),
+    ] = None,
+    header: Annotated[
+        bool, typer.Option("--header", help="The first row names the cells.")
+    ] = False,
+    stem_column: Annotated[
+        int | None, typer.Option(help="The column (from 1) that names the stems.")
+    ] = None,
+    long: Annotated[
+        bool,
+        typer.Option(
+            "--long",
+            help="Write stem, cell, form, score rows of the filled cells "
+            "(score: surprisal in nats per symbol) instead of the table.",
+        ),
+    ] = False,
+    nbest: Annotated[int, typer.Option(help="Alternatives per gap (with --long).")] = 1,
+    beam: Annotated[int, typer.Option(help="Beam width (1: greedy).")] = 1,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Keep the run directory here (then predict, uf, paradigm... work on it)."
+        ),
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Replace a run in --out.")] = False,
+    variant: Annotated[str, typer.Option(help="Model variant: pi, pd, joint, or a plugin's.")] = (
+        "pi"
+    ),
+    transcriber: Transcribers = "none",
+    device: Device = "auto",
+    epochs: Annotated[int | None, typer.Option(help="Epochs \\[default: by table size].")] = None,
+    dim: Annotated[int | None, typer.Option(help="Size d \\[default: by table size].")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of initialisation and batches.")] = None,
+    setting: Annotated[
+        list[str],
+        typer.Option("--set", help="KEY=VALUE for any other model or training setting."),
+    ] = [],  # noqa: B006
+) -> None:
+    """Learn from a paradigm table's filled cells and write the table with every empty cell
+    filled (same delimiter, rows and columns) on stdout. Settings are chosen from the
+    table's size (docs/small-data.md); every option given overrides them."""
+    from phonkit.data.table import read_table
+    from phonkit.tasks.fill import FillRequest
+    from phonkit.tasks.fill import fill as fill_table
+
+    at_least_one(nbest=nbest, beam=beam, epochs=epochs, dim=dim)
+    if nbest > 1 and not long:
+        raise InputError("--nbest N needs --long: a table holds one form per cell")
+    settings: dict[str, object] = {
+        key: value
+        for key, value in (("epochs", epochs), ("dim", dim), ("seed", seed))
+        if value is not None
+    }
+    settings |= typed_settings(setting)
+    paradigm = read_table(table, delimiter, header, stem_column)
+    request = FillRequest(variant, settings, nbest, beam, device, transcriber)
+    filled = fill_table(paradigm, request, out, force, table)
+    if long:
+        write = sys.stdout.write
+        write("stem\tcell\tform\tscore\n")
+        for one in filled.fillings:
+            score = "" if one.surprisal is None else f"{one.surprisal:.4f}"
+            cell = paradigm.cells[one.gap.column]
+            write(f"{paradigm.stems[one.gap.row]}\t{cell}\t{one.form}\t{score}\n")
+    else:
+        sys.stdout.write(paradigm.format(filled.forms()))
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(fill)

@@ -1,0 +1,220 @@
+"""The paradigm-table benchmark: every table of a folder cross-validated over its stems.
+
+Five folds over stems (:func:`phonkit.data.table.fold_split`): each test stem with at least
+two known cells loses one of them, the rest of the table trains, with the settings its size
+gives (:mod:`phonkit.model.small_data`) — as ``phonkit fill`` would fill it. One run per
+(table, fold, variant); the baselines of :mod:`phonkit.tasks.baseline` (the affix-rewrite
+analogy, copying the nearest known form) fill the same held-out cells. The report pools each
+table's folds: ACC and MLD per table and system, the mean over tables, the tables each
+variant wins and loses against the analogy, and a paired permutation test over tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rapidfuzz.distance import Levenshtein
+
+from phonkit.analysis.significance import PERMUTATIONS, permutation_test
+from phonkit.data.corpora import CorpusRequest
+from phonkit.data.lexicon import segment
+from phonkit.data.table import FOLDS, ParadigmTable, fold_split, read_table
+from phonkit.data.tsv import write_atomic
+from phonkit.errors import InputError
+from phonkit.experiments.runner import Planned, finished_runs, read_outcomes, read_plan
+from phonkit.experiments.tables import markdown, mean_std, p_value, show, write_table
+from phonkit.model.small_data import sized_settings
+from phonkit.tasks.baseline import TABLE_BASELINES
+from phonkit.tasks.train import TrainRequest
+
+SUFFIXES = (".csv", ".tsv")
+REFERENCE = "analogy"  # the baseline every variant is judged against
+
+
+def tables(folder: Path) -> dict[str, Path]:
+    """The tables of ``folder`` (``*.csv``, ``*.tsv``) by name, in name order."""
+    if not folder.is_dir():
+        raise InputError("no such folder of tables", str(folder))
+    found = {
+        path.name.removesuffix(path.suffix): path
+        for path in sorted(folder.iterdir())
+        if path.suffix in SUFFIXES and path.is_file()
+    }
+    if not found:
+        raise InputError("no .csv or .tsv table in the folder", str(folder))
+    return found
+
+
+def plan(
+    found: Mapping[str, Path],
+    variants: Sequence[str],
+    base: TrainRequest,
+    given: Mapping[str, Any],
+) -> list[Planned]:
+    """One run per (table, fold, variant) for every fold that holds out a cell; each run has
+    the settings of its training size with ``given`` on top."""
+    runs = []
+    for name, path in found.items():
+        entries = read_table(path).entries()
+        for fold in range(1, FOLDS + 1):
+            split = fold_split(entries, fold, base.training.seed)
+            if not split.test:
+                continue
+            model, training = sized_settings(len(split.train), given)
+            for variant in variants:
+                job = TrainRequest(
+                    corpus="table",
+                    request=CorpusRequest(path=str(path.resolve())),
+                    transcriber=base.transcriber,
+                    variant=variant,
+                    split="folds",
+                    fold=fold,
+                    model=model,
+                    training=training,
+                    device=base.device,
+                    metrics=["acc", "mld"],
+                )
+                labels = {"table": name, "fold": fold, "variant": variant}
+                runs.append(Planned(f"{name}-f{fold}-{variant}", job, labels))
+    return runs
+
+
+@dataclass
+class Scores:
+    """One system's held-out cells of one table (all folds): exact match and edit distance."""
+
+    hits: list[float]
+    distances: list[float]
+
+    @property
+    def acc(self) -> float:
+        return 100.0 * sum(self.hits) / len(self.hits) if self.hits else float("nan")
+
+    @property
+    def mld(self) -> float:
+        return sum(self.distances) / len(self.distances) if self.distances else float("nan")
+
+
+def baseline_scores(table: ParadigmTable, seed: int) -> dict[str, Scores]:
+    """Each baseline's scores on the held-out cells of every fold of ``table``."""
+    scores = {name: Scores([], []) for name in TABLE_BASELINES}
+    entries = table.entries()
+    for fold in range(1, FOLDS + 1):
+        split = fold_split(entries, fold, seed)
+        paradigms: dict[str, dict[str, tuple[str, ...]]] = {}
+        for entry in split.train:
+            paradigms.setdefault(entry.lemma, {})[entry.bundle] = segment(entry.form)
+        for name, kind in TABLE_BASELINES.items():
+            system = kind(paradigms)
+            for entry in split.test:
+                guess = system.fill(paradigms.get(entry.lemma, {}), entry.bundle)
+                gold = segment(entry.form)
+                scores[name].hits.append(float(guess == gold))
+                scores[name].distances.append(float(Levenshtein.distance(guess, gold)))
+    return scores
+
+
+def report(root: Path, permutations: int = PERMUTATIONS) -> None:
+    """Write ``results.tsv`` (table, system, test cells, ACC, MLD) and ``results.md`` from
+    the finished runs and the baselines."""
+    from phonkit.experiments.runner import read_manifest
+
+    settings = read_manifest(root)["settings"]
+    planned = read_plan(root)
+    runs = finished_runs(root)
+    outcomes = read_outcomes(root)
+    variants = list(dict.fromkeys(labels["variant"] for labels in planned.values()))
+    names = list(dict.fromkeys(labels["table"] for labels in planned.values()))
+    systems = [*variants, *TABLE_BASELINES]
+    scores: dict[tuple[str, str], Scores] = {}
+    missing: dict[tuple[str, str], list[str]] = {}
+    for name, labels in planned.items():
+        key = (labels["table"], labels["variant"])
+        found = scores.setdefault(key, Scores([], []))
+        if name in runs:
+            for item in runs[name].item_scores().values():
+                found.hits.append(item["acc"] / 100.0)
+                found.distances.append(item["mld"])
+        else:
+            outcome = outcomes.get(name)
+            missing.setdefault(key, []).append(outcome.status if outcome else "not run yet")
+    folder = Path(settings["folder"])
+    for name in names:
+        for system, found in baseline_scores(
+            read_table(folder / _file(folder, name)), settings["seed"]
+        ).items():
+            scores[(name, system)] = found
+    complete = {key for key in scores if key not in missing}
+    long_rows = [
+        [name, system, len(scores[(name, system)].hits),
+         f"{scores[(name, system)].acc:.2f}", f"{scores[(name, system)].mld:.4f}"]
+        for name in names for system in systems if (name, system) in complete
+    ]  # fmt: skip
+    write_table(root / "results.tsv", ["table", "system", "test_cells", "acc", "mld"], long_rows)
+    text = _document(root, names, systems, scores, complete, permutations)
+    write_atomic(root / "results.md", text)
+    header = ["table", *[f"{s} ACC" for s in systems]]
+    rows = [
+        [name, *(f"{scores[(name, s)].acc:.1f}" if (name, s) in complete else "" for s in systems)]
+        for name in names
+    ]
+    show(
+        f"{root}: held-out cells, ACC by table",
+        header,
+        rows + [_mean_row(names, systems, scores, complete)],
+    )
+
+
+def _file(folder: Path, name: str) -> str:
+    return next(f"{name}{suffix}" for suffix in SUFFIXES if (folder / f"{name}{suffix}").is_file())
+
+
+def _mean_row(names, systems, scores, complete) -> list[str]:
+    row = ["mean"]
+    for system in systems:
+        done = [scores[(name, system)].acc for name in names if (name, system) in complete]
+        row.append(f"{mean_std(done)[0]:.1f} ({len(done)})" if done else "")
+    return row
+
+
+def _document(root, names, systems, scores, complete, permutations) -> str:
+    header = ["table", "test cells", *[f"{s} ACC" for s in systems], *[f"{s} MLD" for s in systems]]
+    rows = []
+    for name in names:
+        cells = next((len(scores[(name, s)].hits) for s in systems if (name, s) in complete), 0)
+        rows.append(
+            [name, cells,
+             *(f"{scores[(name, s)].acc:.1f}" if (name, s) in complete else "" for s in systems),
+             *(f"{scores[(name, s)].mld:.3f}" if (name, s) in complete else "" for s in systems)]
+        )  # fmt: skip
+    mean = _mean_row(names, systems, scores, complete)
+    rows.append([mean[0], "", *mean[1:], *[""] * len(systems)])
+    text = f"# Paradigm tables: {root.name}\n\n"
+    text += (
+        "Held-out cells of five folds over stems (one known cell of each test stem), pooled "
+        "per table; ACC in %, MLD in symbols. The mean is over the tables a system finished "
+        "(their number in brackets).\n\n"
+    )
+    text += markdown(header, rows)
+    text += f"\n## Against the {REFERENCE} baseline\n\n"
+    verdicts = []
+    for system in systems:
+        if system == REFERENCE:
+            continue
+        shared = [n for n in names if (n, system) in complete and (n, REFERENCE) in complete]
+        ours = [scores[(n, system)].acc for n in shared]
+        theirs = [scores[(n, REFERENCE)].acc for n in shared]
+        won = sum(a > b for a, b in zip(ours, theirs, strict=True))
+        lost = sum(a < b for a, b in zip(ours, theirs, strict=True))
+        p = permutation_test(ours, theirs, permutations) if shared else float("nan")
+        mean_ours, mean_theirs = mean_std(ours)[0], mean_std(theirs)[0]
+        verdicts.append([system, len(shared), f"{mean_ours:.1f}", f"{mean_theirs:.1f}",
+                         won, len(shared) - won - lost, lost, p_value(p)])  # fmt: skip
+    text += markdown(
+        ["system", "tables", "mean ACC", f"{REFERENCE} mean ACC", "won", "tied", "lost",
+         "p (paired permutation test over tables)"], verdicts,
+    )  # fmt: skip
+    return text

@@ -1,0 +1,194 @@
+"""Paradigm tables: the reader, the folds over stems, the table baselines, ``phonkit fill``
+and ``phonkit experiment tables``, on small tables made here."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from phonkit.data.lexicon import segment
+from phonkit.data.table import fold_split, read_table
+from phonkit.errors import InputError
+from phonkit.tasks.baseline import AnalogyBaseline, NearestFormBaseline
+
+# A regular little language: singular STEM, plural STEM+i, and a locative that voices a
+# final stop before -a (klup -> klub+a), so the analogy needs the stem's last segment.
+STEMS = ["klup", "dom", "snop", "kot", "ʒab", "lis", "nos", "pat", "ruk", "sem", "tak", "vir"]
+VOICED = {"p": "b", "t": "d", "k": "ɡ"}
+
+
+def row(stem: str) -> list[str]:
+    locative = stem[:-1] + VOICED.get(stem[-1], stem[-1]) + "a"
+    return [stem, stem + "i", locative]
+
+
+def write_table(path: Path, rows: list[list[str]], delimiter: str = ",") -> Path:
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle, delimiter=delimiter, lineterminator="\n").writerows(rows)
+    return path
+
+
+@pytest.fixture
+def gappy(tmp_path) -> Path:
+    """The table with three gaps."""
+    rows = [row(stem) for stem in STEMS]
+    rows[1][2] = rows[4][1] = rows[9][0] = ""
+    return write_table(tmp_path / "gappy.csv", rows)
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def test_table_reads_csv_and_tsv_by_extension_with_header_and_stem_names(tmp_path):
+    rows = [["stem", "sg", "pl"], ["kot", "kot", "koti"], ["dom", "dom", ""]]
+    for suffix, delimiter in ((".csv", ","), (".tsv", "\t")):
+        table = read_table(write_table(tmp_path / f"t{suffix}", rows, delimiter), header=True,
+                           stem_column=1)  # fmt: skip
+        assert table.cells == ["sg", "pl"] and table.stems == ["kot", "dom"]
+        assert [(g.row, g.column) for g in table.gaps()] == [(1, 1)]
+        assert table.delimiter == delimiter
+        assert table.format() == "".join(delimiter.join(r) + "\n" for r in rows)
+
+
+def test_table_without_header_names_cells_and_stems_by_number(tmp_path):
+    table = read_table(write_table(tmp_path / "t.csv", [["a", "ab"], ["c", ""]]))
+    assert (table.cells, table.stems) == (["1", "2"], ["1", "2"])
+    assert [(e.lemma, e.bundle, e.form) for e in table.entries()] == [
+        ("1", "1", "a"), ("1", "2", "ab"), ("2", "1", "c")
+    ]  # fmt: skip
+
+
+def test_table_from_stdin_is_tab_separated():
+    table = read_table("-", stream=io.BytesIO(b"ka\tkai\nto\t\n"))
+    assert table.forms == [["ka", "kai"], ["to", ""]] and table.delimiter == "\t"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"a,b\nc,d,e\n", "t.csv:2: expected 2 fields (as in the first row), found 3"),
+        (b"x,a,b\nx,c,d\n", "t.csv:2: stem 'x' is named twice (first on line 1)"),
+        (b"a,b\n\xff,c\n", "t.csv:2: not valid UTF-8 (byte 0xff at column 1)"),
+        (b",\n,\n", "t.csv: the table has no filled cell to learn from"),
+    ],
+)
+def test_bad_tables_are_one_line_naming_file_and_line(tmp_path, content, message):
+    path = tmp_path / "t.csv"
+    path.write_bytes(content)
+    with pytest.raises(InputError) as error:
+        read_table(path, stem_column=1 if b"x," in content else None)
+    assert str(error.value) == message.replace("t.csv", str(path))
+
+
+def test_bad_table_on_the_command_line_exits_2_without_traceback(cli, tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"a,b\nc,d,e\n")
+    result = cli("fill", str(path))
+    assert result.code == 2 and result.out == ""
+    assert (
+        result.err.strip()
+        == f"phonkit: error: {path}:2: expected 2 fields (as in the first row), found 3"
+    )
+
+
+# -- folds and baselines ---------------------------------------------------------------------
+
+
+def test_folds_hold_out_one_known_cell_of_each_test_stem(gappy):
+    entries = read_table(gappy).entries()
+    held = []
+    for fold in range(1, 6):
+        split = fold_split(entries, fold)
+        assert sorted(split.train + split.test, key=entries.index) == entries
+        stems = [e.lemma for e in split.test]
+        assert len(stems) == len(set(stems))
+        assert {int(stem) - 1 for stem in stems} <= {i for i in range(12) if i % 5 == fold - 1}
+        held += split.test
+    assert len(held) == 12  # every stem has two known cells or more
+    assert fold_split(entries, 3) == fold_split(entries, 3)
+
+
+def test_analogy_baseline_learns_a_rewrite_from_the_other_stems():
+    paradigms = {
+        stem: dict(zip(["sg", "pl", "loc"], map(segment, row(stem)), strict=True))
+        for stem in STEMS[1:]
+    }
+    analogy = AnalogyBaseline(paradigms)
+    assert "".join(analogy.fill({"sg": segment("klup")}, "pl")) == "klupi"
+    assert "".join(analogy.fill({"pl": segment("klupi")}, "sg")) == "klup"
+    nearest = NearestFormBaseline(paradigms)
+    assert "".join(nearest.fill({"sg": segment("klup"), "loc": segment("kluba")}, "pl")) == "klup"
+
+
+# -- fill --------------------------------------------------------------------------------------
+
+
+def test_fill_writes_the_same_table_with_every_gap_filled(cli, gappy):
+    result = cli("fill", str(gappy), "--epochs", "3")
+    assert result.code == 0, result.err
+    original = gappy.read_text(encoding="utf-8").splitlines()
+    filled = result.out.splitlines()
+    assert len(filled) == len(original)
+    for before, after in zip(original, filled, strict=True):
+        old, new = before.split(","), after.split(",")
+        assert len(new) == len(old) and all(new)
+        assert [o for o in old if o] == [n for n, o in zip(new, old, strict=True) if o]
+
+
+def test_fill_long_gives_nbest_rows_per_gap_with_scores(cli, gappy):
+    result = cli("fill", str(gappy), "--long", "--nbest", "2", "--epochs", "2")
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert lines[0] == "stem\tcell\tform\tscore"
+    rows = [line.split("\t") for line in lines[1:]]
+    assert sorted({(r[0], r[1]) for r in rows}) == [("10", "1"), ("2", "3"), ("5", "2")]
+    assert len(rows) == 6 and all(float(r[3]) >= 0 for r in rows)
+
+
+def test_fill_keeps_its_run_for_the_other_commands(cli, gappy, tmp_path):
+    out = tmp_path / "run"
+    assert cli("fill", str(gappy), "--out", str(out), "--epochs", "2").code == 0
+    config = json.loads((out / "config.json").read_text())
+    assert config["corpus"] == "table" and config["protocol"] == "all"
+    result = cli("predict", "-m", str(out), stdin=b"2\t3\t\n")
+    assert result.code == 0 and result.out.split("\t")[2].strip()
+
+
+def test_fill_of_a_full_table_writes_it_back_and_says_so(cli, tmp_path):
+    path = write_table(tmp_path / "full.tsv", [row(stem) for stem in STEMS[:3]], "\t")
+    result = cli("fill", str(path))
+    assert result.code == 0 and result.out == path.read_text(encoding="utf-8")
+    assert "no empty cell to fill" in result.err
+
+
+def test_fill_nbest_needs_long(cli, gappy):
+    result = cli("fill", str(gappy), "--nbest", "2")
+    assert result.code == 2 and "--nbest N needs --long" in result.err
+
+
+# -- the benchmark ---------------------------------------------------------------------------
+
+
+def test_experiment_tables_scores_variants_and_baselines_and_resumes(cli, gappy, tmp_path):
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    gappy.rename(folder / "one.csv")
+    write_table(folder / "two.csv", [row(stem) for stem in STEMS[:6]])
+    out = tmp_path / "experiment"
+    args = ("experiment", "tables", str(folder), "--variants", "pi", "--out", str(out),
+            "--set", "epochs=2")  # fmt: skip
+    first = cli(*args)
+    assert first.code == 0, first.err
+    rows = [line.split("\t") for line in (out / "results.tsv").read_text().splitlines()]
+    assert rows[0] == ["table", "system", "test_cells", "acc", "mld"]
+    assert {(r[0], r[1]) for r in rows[1:]} == {
+        (table, system) for table in ("one", "two") for system in ("pi", "analogy", "nearest")
+    }
+    assert {r[2] for r in rows[1:] if r[0] == "one"} == {"12"}
+    assert "won" in (out / "results.md").read_text()
+    second = cli(*args)
+    assert second.code == 0 and second.err.count("reused") == 10
