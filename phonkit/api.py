@@ -26,6 +26,7 @@ from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup, registry
 from phonkit.run.config import RunConfig
 from phonkit.run.directory import Run, writing
+from phonkit.tasks.candidates import Rewrites
 from phonkit.tasks.evaluate import evaluate as score_examples
 from phonkit.tasks.evaluate import selected_metrics
 from phonkit.tasks.fill import FilledTable, FillRequest
@@ -165,6 +166,7 @@ class Model:
             self.run.config.max_length,
             selected_metrics(list(metrics) if metrics is not None else None),
             self.precision,
+            Rewrites.of(self.run),
         )
         return result.scores
 

@@ -5,6 +5,7 @@ at level WARNING, the rest at INFO) and prints nothing; the command line shows t
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Sequence
 from functools import cache
 
@@ -95,9 +96,13 @@ class TrainingProgress:
         self.progress.advance(self.task)
 
     def report(self, record) -> None:
+        dev = (  # a split without dev (a small table's) has only the training loss
+            ""
+            if math.isnan(record.dev_acc)
+            else f"dev loss {record.dev_loss:.4f}  dev acc {record.dev_acc:.1f}  "
+        )
         figures = (
-            f"loss {record.train_loss:.4f}  dev loss {record.dev_loss:.4f}  "
-            f"dev acc {record.dev_acc:.1f}  lr {record.lr:.2g}  "
+            f"loss {record.train_loss:.4f}  {dev}lr {record.lr:.2g}  "
             f"{record.forms_per_second:,.0f} forms/s{'  *' if record.best else ''}"
         )
         say(f"epoch {record.epoch}/{self.epochs}  {figures}")

@@ -192,3 +192,47 @@ def test_experiment_tables_scores_variants_and_baselines_and_resumes(cli, gappy,
     assert "won" in (out / "results.md").read_text()
     second = cli(*args)
     assert second.code == 0 and second.err.count("reused") == 10
+
+
+# -- small data: the model chooses among the analogy's candidates ------------------------------
+
+HARMONY = """kitap,kitaplar
+okul,okullar
+masa,masalar
+kuzu,kuzular
+yol,yollar
+kadın,kadınlar
+bal,ballar
+dost,dostlar
+ev,evler
+gül,güller
+kedi,kediler
+göz,gözler
+ip,ipler
+el,eller
+diş,dişler
+yüz,yüzler
+araba,
+orman,
+deniz,
+çiçek,
+"""
+
+
+def test_fill_learns_vowel_harmony_where_the_analogy_cannot(cli, tmp_path):
+    """Half the stems take -lar, half -ler, by their vowels: the most frequent rewrite is
+    wrong for half the gaps; the model, ranking the rewrites by the stems' underlying forms,
+    gets every gap (Turkish plural harmony, as in the textbook tables)."""
+    path = tmp_path / "harmony.csv"
+    path.write_text(HARMONY, encoding="utf-8")
+    expected = ["arabalar", "ormanlar", "denizler", "çiçekler"]
+    paradigms = {
+        line.split(",")[0]: {"1": segment(line.split(",")[0]), "2": segment(line.split(",")[1])}
+        for line in HARMONY.splitlines()[:16]
+    }
+    analogy = AnalogyBaseline(paradigms)
+    guesses = ["".join(analogy.fill({"1": segment(g[:-3])}, "2")) for g in expected]
+    assert sum(guess == gold for guess, gold in zip(guesses, expected, strict=True)) == 2
+    result = cli("fill", str(path))
+    assert result.code == 0, result.err
+    assert [line.split(",")[1] for line in result.out.splitlines()[16:]] == expected

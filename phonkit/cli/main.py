@@ -318,6 +318,7 @@ def evaluate(
     from phonkit.model.factory import load_model
     from phonkit.progress import metrics_table
     from phonkit.run.directory import Run
+    from phonkit.tasks.candidates import Rewrites
     from phonkit.tasks.evaluate import evaluate as score
     from phonkit.tasks.predict import read_gold
 
@@ -345,6 +346,7 @@ def evaluate(
         run.vocabularies(),
         run.config.max_length,
         precision=precision,
+        rewrites=Rewrites.of(run),
     )
     if predictions:
         write_atomic(predictions, format_rows(result.rows(run.transcriber().joiner)))

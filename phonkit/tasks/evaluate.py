@@ -9,6 +9,7 @@ from phonkit.data.encoding import Example, Vocabularies, encode
 from phonkit.model.decoding import decode, surprisal
 from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup, registry
+from phonkit.tasks.candidates import Rewrites, ranked
 from phonkit.tasks.metrics import Metric, Scored, summarize
 
 
@@ -51,17 +52,26 @@ def evaluate(
     max_length: int,
     metrics: dict[str, Metric] | None = None,
     precision: str = "auto",
+    rewrites: Rewrites | None = None,
 ) -> Evaluation:
-    """Greedy 1-best and gold surprisal for every example, scored by every metric.
+    """Greedy 1-best (with ``rewrites``: the analogy candidate the model finds most
+    probable, where there is one) and gold surprisal for every example, scored by every
+    metric.
 
     A gold symbol the model never saw is encoded as UNK: it can never be predicted, so the
     cell counts as an error, and its surprisal is the model's (high) surprisal for UNK."""
     metrics = metrics if metrics is not None else selected_metrics(None)
     data = encode(examples, vocabularies)
-    predictions = decode(model, data.morphemes, max_length, precision=precision)
+    greedy = decode(model, data.morphemes, max_length, precision=precision)
+    predictions = [tuple(vocabularies.symbols.decode(p)) for p in greedy]
+    if rewrites is not None:
+        words = [(e, rewrites.candidates(e.entry.lemma, e.entry.bundle)) for e in examples]
+        for number, found in enumerate(ranked(model, vocabularies, words, precision)):
+            if found:
+                predictions[number] = found[0][0]
     nll = surprisal(model, data, precision=precision).tolist() if len(data) else []
     items = [
-        Scored(tuple(vocabularies.symbols.decode(p)), example.surface, loss)
+        Scored(p, example.surface, loss)
         for p, example, loss in zip(predictions, examples, nll, strict=False)
     ]
     per_item = {name: metric.item_scores(items) for name, metric in metrics.items()}

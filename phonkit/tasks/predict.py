@@ -26,6 +26,7 @@ from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup
 from phonkit.progress import say
 from phonkit.run.directory import Run
+from phonkit.tasks.candidates import Rewrites, known_forms, ranked
 
 GAP = ("", "--")
 
@@ -296,6 +297,7 @@ class Predictor:
         self.max_length = run.config.max_length
         self.model = model if model is not None else load_model(run, device)
         self.trained_morphemes = self.model.morphemes
+        self.rewrites = Rewrites.of(run)
         self.tally = Tally()
 
     def knows(self, lemma: str) -> bool:
@@ -327,6 +329,13 @@ class Predictor:
                     [example for example in evidence.examples if example.entry.lemma in needed]
                 )
             hypotheses = self._hypotheses(vocabularies, todo, entries)
+            if self.rewrites is not None:
+                given = known_forms([Example(cells[n].entry, surfaces[n], ()) for n in known])
+                for number, chosen in self._ranked_rewrites(
+                    vocabularies, todo, entries, cells, given
+                ).items():  # the model's own hypotheses after the candidates, up to nbest
+                    own = [h for h in hypotheses[number] if h not in chosen]
+                    hypotheses[number] = (chosen + own)[: self.options.nbest]
             outputs: list[tuple[int, tuple[str, ...] | None, int | str]] = []
             for number, cell in enumerate(cells):
                 if number in hypotheses:
@@ -432,6 +441,22 @@ class Predictor:
         return {
             number: [tuple(vocabularies.symbols.decode(ids)) for ids in ids_list]
             for number, ids_list in zip(todo, found, strict=True)
+        }
+
+    def _ranked_rewrites(self, vocabularies, todo, entries, cells, given):
+        """The analogy candidates of the cells ``todo`` that have some, ranked by the model
+        (``model.candidates = analogy``), the best ``nbest`` of each, by index."""
+        assert self.rewrites is not None
+        words = []
+        for number in todo:
+            lemma, bundle = cells[number].entry.lemma, cells[number].entry.bundle
+            word = Example(entries[number], (), self.decomposition.morphemes(entries[number]))
+            words.append((word, self.rewrites.candidates(lemma, bundle, given.get(lemma))))
+        found = ranked(self.model, vocabularies, words, self.options.precision)
+        return {
+            number: [symbols for symbols, _ in hypotheses[: self.options.nbest]]
+            for number, hypotheses in zip(todo, found, strict=True)
+            if hypotheses
         }
 
     def _nll(self, vocabularies: Vocabularies, entries: list[Entry], outputs):

@@ -30,6 +30,7 @@ from phonkit.plugins import lookup
 from phonkit.progress import TrainingProgress, say
 from phonkit.run.config import DataSettings, RunConfig, SplitSettings
 from phonkit.run.directory import Run
+from phonkit.tasks.candidates import Rewrites
 from phonkit.tasks.evaluate import Evaluation, evaluate, selected_metrics
 
 
@@ -253,8 +254,9 @@ def finish_run(run: Run, device: torch.device) -> dict[str, dict[str, float]]:
     joiner = run.transcriber().joiner
     precision = run.config.training.precision
     metrics = selected_metrics(run.config.metrics)
+    rewrites = Rewrites.of(run)
     results: dict[str, Evaluation] = {
-        split: evaluate(model, examples, vocabularies, max_length, metrics, precision)
+        split: evaluate(model, examples, vocabularies, max_length, metrics, precision, rewrites)
         for split in SPLITS
         if (examples := run.examples(split))
     }
