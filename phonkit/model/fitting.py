@@ -21,6 +21,7 @@ from torch import Tensor, nn
 
 from phonkit.data.encoding import Encoded, Example, Vocabularies, bucketed_batches, encode
 from phonkit.data.lexicon import LEMMA, PAD_ID
+from phonkit.model.adam import single
 from phonkit.model.lemma_encoder import COPY_STATE_LAYERS, has_lemma_encoder
 from phonkit.model.phonology import Phonology
 from phonkit.model.ranges import Range, check_ranges
@@ -87,27 +88,6 @@ class Remembering(nn.Module):
 STATE_LAYERS = ("from_state", "bilinear", *COPY_STATE_LAYERS)
 
 
-class Adam:
-    """Adam (Kingma & Ba) on one tensor. ``torch.optim.Adam`` would do the same, but building
-    any torch optimiser imports the compiler stack, which costs a command seconds."""
-
-    def __init__(self, parameter: Tensor, lr: float, betas=(0.9, 0.999), eps: float = 1e-8):
-        self.parameter, self.lr, self.betas, self.eps = parameter, lr, betas, eps
-        self.mean = torch.zeros_like(parameter)
-        self.square = torch.zeros_like(parameter)
-        self.steps = 0
-
-    @torch.no_grad()
-    def step(self) -> None:
-        (b1, b2), grad = self.betas, self.parameter.grad
-        self.steps += 1
-        self.mean.lerp_(grad, 1 - b1)
-        self.square.mul_(b2).addcmul_(grad, grad, value=1 - b2)
-        mean = self.mean / (1 - b1**self.steps)
-        scale = (self.square / (1 - b2**self.steps)).sqrt_().add_(self.eps)
-        self.parameter.addcdiv_(mean, scale, value=-self.lr)
-
-
 def new_lemmas(examples: Sequence[Example], vocabularies: Vocabularies) -> list[str]:
     """The lemma morphemes of ``examples`` that the model has no vector for, in input order."""
     lemmas = (example.morphemes[0] for example in examples)
@@ -146,7 +126,7 @@ def fit_lemmas(
     frozen = {name: getattr(model, name) for name in STATE_LAYERS if hasattr(model, name)}
     for name, layer in frozen.items():
         setattr(model, name, Remembering(layer))
-    adam = Adam(model.morphemes.new, config.lr)
+    adam = single(model.morphemes.new, config.lr)
     for _ in range(config.steps):
         model.morphemes.new.grad = None
         for morphemes, states, targets in chunks:

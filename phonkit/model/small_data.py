@@ -15,9 +15,7 @@ from typing import Any
 
 from phonkit.errors import InputError
 from phonkit.model.phonology import ModelConfig
-from phonkit.model.training import TrainConfig
-
-SMALL = 2_000  # training forms below which the small-data rules apply
+from phonkit.model.training import SMALL, TrainConfig
 
 
 def sized(forms: int) -> dict[str, Any]:

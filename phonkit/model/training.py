@@ -13,6 +13,7 @@ import torch
 
 from phonkit.data.encoding import Encoded, bucketed_batches
 from phonkit.errors import InputError
+from phonkit.model.adam import Adam, HalvingOnPlateau
 from phonkit.model.decoding import decode, surprisal, token_nll
 from phonkit.model.device import autocast
 from phonkit.model.phonology import Phonology
@@ -49,6 +50,9 @@ TRAIN_RANGES = {
     "uf_lr_scale": Range(0, above=True),
     "seed": Range(whole=True),
 }
+
+
+SMALL = 2_000  # training forms below which the small-data settings apply (small_data.py)
 
 
 def seed_everything(seed: int) -> None:
@@ -125,10 +129,16 @@ class Trainer:
         self.device = device
         self.max_length = max_length
         self.total_tokens = float(train.lengths.sum())
-        self.optimizer = torch.optim.Adam(self.parameter_groups(), fused=True)
-        self.scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
-            self.optimizer, mode="min", factor=0.5, patience=config.patience
-        )
+        self.optimizer: Any
+        self.scheduler: Any
+        if len(train) < SMALL:  # torch.optim's import would cost more than the training
+            self.optimizer = Adam(self.parameter_groups())
+            self.scheduler = HalvingOnPlateau(self.optimizer, config.patience)
+        else:
+            self.optimizer = torch.optim.Adam(self.parameter_groups(), fused=True)
+            self.scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
+                self.optimizer, mode="min", factor=0.5, patience=config.patience
+            )
         self.epoch = 0
         self.best: list[float] = [float("inf")]
         self.history: list[EpochRecord] = []

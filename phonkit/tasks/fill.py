@@ -96,7 +96,7 @@ def fill(
     if not fillable:
         return FilledTable(table, [], unfillable)
     job = fill_job(table, request, source)
-    with _run_directory(out) as path, writing(path):
+    with _run_directory(out) as path, writing(path), one_thread():
         Run.check_target(path, force)
         run = start_run(job, path, force, table.lexicon())
         train_run(run)
@@ -153,6 +153,20 @@ def _fillable(table: ParadigmTable, gaps: list[Gap]) -> tuple[list[Gap], list[Ga
     cells = {column for forms in table.forms for column, form in enumerate(forms) if form}
     fillable = [gap for gap in gaps if gap.row in stems and gap.column in cells]
     return fillable, [gap for gap in gaps if gap not in fillable]
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Torch on one CPU thread: a small table's batches are too small to share out, and a
+    second thread only waits (spinning) for the first; the count is restored after."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 @contextmanager

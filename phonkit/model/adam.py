@@ -1,0 +1,100 @@
+"""Adam, and halving its learning rate on a plateau, without ``torch.optim``.
+
+Building any ``torch.optim`` optimiser imports torch's compiler stack: 1.6 s on the 2-core
+development machine, more than training a small table takes (docs/small-data.md). The fit of
+new lemmas' underlying forms and the training of small data sets use these instead; the
+update is Adam's (Kingma & Ba) with L2 weight decay added to the gradient, as
+``torch.optim.Adam`` computes it, and the schedule is ``ReduceLROnPlateau(mode="min",
+factor=0.5, patience)``'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+from torch import Tensor
+
+
+class Adam:
+    """Adam over parameter groups (``{"params": [...], "lr": ..., "weight_decay": ...}``)."""
+
+    def __init__(self, groups: Sequence[dict[str, Any]], betas=(0.9, 0.999), eps: float = 1e-8):
+        self.param_groups = [
+            {"weight_decay": 0.0, **group, "params": list(group["params"])} for group in groups
+        ]
+        self.betas, self.eps = betas, eps
+        self.steps = 0
+        self.moments = [
+            [(torch.zeros_like(p), torch.zeros_like(p)) for p in group["params"]]
+            for group in self.param_groups
+        ]
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for group in self.param_groups:
+            for parameter in group["params"]:
+                parameter.grad = None
+
+    @torch.no_grad()
+    def step(self) -> None:
+        (b1, b2) = self.betas
+        self.steps += 1
+        first, second = 1 - b1**self.steps, 1 - b2**self.steps
+        for group, moments in zip(self.param_groups, self.moments, strict=True):
+            for parameter, (mean, square) in zip(group["params"], moments, strict=True):
+                grad = parameter.grad
+                if grad is None:
+                    continue
+                if group["weight_decay"]:
+                    grad = grad.add(parameter, alpha=group["weight_decay"])
+                mean.lerp_(grad, 1 - b1)
+                square.mul_(b2).addcmul_(grad, grad, value=1 - b2)
+                scale = (square / second).sqrt_().add_(self.eps)
+                parameter.addcdiv_(mean, scale, value=-group["lr"] / first)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "steps": self.steps,
+            "lr": [group["lr"] for group in self.param_groups],
+            "moments": [[(m.clone(), s.clone()) for m, s in group] for group in self.moments],
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.steps = state["steps"]
+        for group, lr in zip(self.param_groups, state["lr"], strict=True):
+            group["lr"] = lr
+        for group, saved in zip(self.moments, state["moments"], strict=True):
+            for (mean, square), (old_mean, old_square) in zip(group, saved, strict=True):
+                mean.copy_(old_mean)
+                square.copy_(old_square)
+
+
+class HalvingOnPlateau:
+    """Halve every group's learning rate after ``patience`` epochs without a lower loss."""
+
+    def __init__(self, optimizer: Adam, patience: int = 0, threshold: float = 1e-4):
+        self.optimizer, self.patience, self.threshold = optimizer, patience, threshold
+        self.best = float("inf")
+        self.waited = 0
+
+    def step(self, loss: float) -> None:
+        if loss < self.best * (1 - self.threshold):  # ReduceLROnPlateau's relative threshold
+            self.best, self.waited = loss, 0
+            return
+        self.waited += 1
+        if self.waited > self.patience:
+            for group in self.optimizer.param_groups:
+                group["lr"] *= 0.5
+            self.waited = 0
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"best": self.best, "waited": self.waited}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.best, self.waited = state["best"], state["waited"]
+
+
+def single(parameter: Tensor, lr: float) -> Adam:
+    """Adam on one tensor (the fit of new lemmas)."""
+    return Adam([{"params": [parameter], "lr": lr}])
