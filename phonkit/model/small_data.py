@@ -22,7 +22,7 @@ def sized(forms: int) -> dict[str, Any]:
     """The settings for ``forms`` training forms that differ from the defaults."""
     if forms >= SMALL:
         return {}
-    return {"dim": 64, "dropout": 0.2, "epochs": 60, "batch_size": 16, "candidates": "analogy"}
+    return {"candidates": "analogy", "dim": 128, "epochs": 60, "batch_size": 16}
 
 
 def sized_settings(
