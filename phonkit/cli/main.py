@@ -80,7 +80,8 @@ def train(
         typer.Option(
             help="paradigms: hold out cells of seen paradigms; "
             "lemmas: hold out whole paradigms (for evaluate --unseen-lemmas); "
-            "sample: the k-sample of --k."
+            "sample: the k-sample of --k; folds: fold --fold of a table's stems (--corpus "
+            "table); all: everything trains."
         ),
     ] = "paradigms",
     k: Annotated[
@@ -92,6 +93,9 @@ def train(
         ),
     ] = None,
     draw: Annotated[int, typer.Option(help="Which draw of the --k sample (1, 2, ...).")] = 1,
+    fold: Annotated[
+        int | None, typer.Option(help="With --split folds: the fold of the stems held out (1-5).")
+    ] = None,
     max_entries: MaxEntries = None,
     metrics: Metrics = None,
     device: Device = "auto",
@@ -172,6 +176,7 @@ def train(
             split=split,
             k=k,
             draw=draw,
+            fold=fold,
             max_entries=max_entries,
             metrics=names(metrics, "--metrics") if metrics else None,
             model=ModelConfig(

@@ -109,6 +109,7 @@ FLAGS = {
     "data.max_entries": "--max-entries",
     "split.protocol": "--split",
     "split.k": "--k",
+    "split.fold": "--fold",
     "transcriber": "--transcriber",
     "ipa": "--ipa",
     "out": "--out",
