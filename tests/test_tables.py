@@ -156,6 +156,11 @@ def test_fill_keeps_its_run_for_the_other_commands(cli, gappy, tmp_path):
     assert config["corpus"] == "table" and config["protocol"] == "all"
     result = cli("predict", "-m", str(out), stdin=b"2\t3\t\n")
     assert result.code == 0 and result.out.split("\t")[2].strip()
+    paradigm = cli("paradigm", "-m", str(out), "2")
+    assert paradigm.code == 0 and paradigm.out.count("\n") == 4  # header and three cells
+    for command in (("errors",), ("evaluate",)):
+        result = cli(*command, "-m", str(out))
+        assert result.code == 2 and "the run has no test cells" in result.err
 
 
 def test_fill_of_a_full_table_writes_it_back_and_says_so(cli, tmp_path):

@@ -344,6 +344,11 @@ def evaluate(
         )
         return
     examples = run.examples("test") if file is None else read_gold(file, run, False, transcriber)
+    if file is None and not examples:
+        raise InputError(
+            f"{run.path}: the run has no test cells (split {run.config.split.protocol!r}); "
+            "give a TSV of gold forms to score"
+        )
     label = "test" if file is None else str(file)
     result = score(
         load_model(run, choose_device(device)),

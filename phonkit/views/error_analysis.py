@@ -140,8 +140,13 @@ class Analysis:
 
 def read_predictions(run: Run) -> list[Prediction]:
     """The test cells of ``predictions.tsv``, read with the run's transcriber; a run without
-    them is unfinished."""
+    them is unfinished, or had no test split."""
     path = run.path / PREDICTIONS
+    if not path.is_file() and run.finished:
+        raise InputError(
+            f"{run.path}: the run has no test cells (split {run.config.split.protocol!r}: "
+            "every known cell trained, as phonkit fill does); nothing to analyse"
+        )
     if not path.is_file():
         raise InputError(
             f"{run.path}: no test predictions ({PREDICTIONS}): the run is unfinished; "
