@@ -20,6 +20,8 @@ from phonkit.model.phonology import Phonology
 from phonkit.run.directory import Run
 from phonkit.tasks.baseline import AnalogyBaseline, Paradigm, Symbols, apply
 
+EXCEPTIONLESS = 2  # stems a rewrite must hold for, without exception, to be taken as it is
+
 
 class Rewrites:
     """The affix rewrites between every two cells, counted over known paradigms."""
@@ -39,17 +41,23 @@ class Rewrites:
     def candidates(self, lemma: str, bundle: str, known: Paradigm | None = None) -> list[Symbols]:
         """The forms of ``lemma`` in ``bundle`` that the rewrites make from its known forms
         (its training paradigm and ``known``), most often seen rewrite first, without
-        repeats."""
+        repeats. Where a known cell goes to ``bundle`` by one rewrite without exception (on
+        at least :data:`EXCEPTIONLESS` stems), its forms are the only candidates: the table
+        leaves nothing to choose."""
         forms = {**self.paradigms.get(lemma, {}), **(known or {})}
         found: dict[Symbols, None] = {}
+        certain: dict[Symbols, None] = {}
         for source, form in forms.items():
             if source == bundle:
                 continue
-            for rule, _ in self.analogy.rules.get((source, bundle), ()):
+            rules = self.analogy.rules.get((source, bundle), [])
+            for rule, count in rules:
                 rewritten = apply(rule, form)
                 if rewritten:
                     found.setdefault(rewritten)
-        return list(found)
+                    if len(rules) == 1 and count >= EXCEPTIONLESS:
+                        certain.setdefault(rewritten)
+        return list(certain or found)
 
 
 def ranked(
