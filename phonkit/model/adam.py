@@ -38,20 +38,30 @@ class Adam:
 
     @torch.no_grad()
     def step(self) -> None:
+        """One update of every parameter with a gradient; the tensors of a group move
+        together (``torch._foreach_*``: one call per operation, not one per tensor)."""
         (b1, b2) = self.betas
         self.steps += 1
         first, second = 1 - b1**self.steps, 1 - b2**self.steps
         for group, moments in zip(self.param_groups, self.moments, strict=True):
-            for parameter, (mean, square) in zip(group["params"], moments, strict=True):
-                grad = parameter.grad
-                if grad is None:
-                    continue
-                if group["weight_decay"]:
-                    grad = grad.add(parameter, alpha=group["weight_decay"])
-                mean.lerp_(grad, 1 - b1)
-                square.mul_(b2).addcmul_(grad, grad, value=1 - b2)
-                scale = (square / second).sqrt_().add_(self.eps)
-                parameter.addcdiv_(mean, scale, value=-group["lr"] / first)
+            live = [
+                (parameter, mean, square)
+                for parameter, (mean, square) in zip(group["params"], moments, strict=True)
+                if parameter.grad is not None
+            ]
+            if not live:
+                continue
+            parameters, means, squares = (list(column) for column in zip(*live, strict=True))
+            grads = [parameter.grad for parameter in parameters]
+            if group["weight_decay"]:
+                grads = torch._foreach_add(grads, parameters, alpha=group["weight_decay"])
+            torch._foreach_lerp_(means, grads, 1 - b1)
+            torch._foreach_mul_(squares, b2)
+            torch._foreach_addcmul_(squares, grads, grads, value=1 - b2)
+            scales = torch._foreach_div(squares, second)
+            torch._foreach_sqrt_(scales)
+            torch._foreach_add_(scales, self.eps)
+            torch._foreach_addcdiv_(parameters, means, scales, value=-group["lr"] / first)
 
     def state_dict(self) -> dict[str, Any]:
         return {
