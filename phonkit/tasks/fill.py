@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from phonkit.data.lexicon import Entry
 from phonkit.data.table import Gap, ParadigmTable
 from phonkit.model.device import choose_device
 from phonkit.model.factory import load_model
-from phonkit.model.small_data import sized_settings
+from phonkit.model.small_data import SMALL, sized_settings
 from phonkit.progress import say
 from phonkit.run.directory import Run, writing
 from phonkit.tasks.predict import Cell, PredictOptions, Predictor
@@ -31,8 +31,8 @@ from phonkit.tasks.train import TrainRequest, start_run, train_run
 @dataclass
 class FillRequest:
     """How to fill a table: the model variant, the settings the user gave (by name, as
-    ``--set`` takes them: ``dim``, ``epochs``...; they override the sized ones), how many
-    hypotheses per gap, the beam, the device and the seed."""
+    ``--set`` takes them: ``dim``, ``epochs``, ``seed``...; they override the sized ones),
+    how many hypotheses per gap, the beam, the device and the transcriber."""
 
     variant: str = "pi"
     settings: dict[str, Any] = field(default_factory=dict)
@@ -54,6 +54,9 @@ class Filling:
 
 @dataclass
 class FilledTable:
+    """A filled table: each gap's hypotheses (``fillings``), the gaps no model can fill (a
+    stem or a cell without any known form), and the forms with the best ones in."""
+
     table: ParadigmTable
     fillings: list[Filling]
     unfillable: list[Gap]
@@ -96,7 +99,8 @@ def fill(
     if not fillable:
         return FilledTable(table, [], unfillable)
     job = fill_job(table, request, source)
-    with _run_directory(out) as path, writing(path), one_thread():
+    threads = one_thread() if table.known() < SMALL else nullcontext()
+    with _run_directory(out) as path, writing(path), threads:
         Run.check_target(path, force)
         run = start_run(job, path, force, table.lexicon())
         train_run(run)
