@@ -10,7 +10,7 @@ frequent edit of that bundle whose prefix and suffix it has; with none, it stays
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from difflib import SequenceMatcher
 
 Symbols = tuple[str, ...]
@@ -67,6 +67,16 @@ class EditBaseline:
 Paradigm = dict[str, Symbols]  # a stem's known forms by cell
 
 
+def cell_pairs(paradigms: dict[str, Paradigm]) -> Iterator[tuple[str, str, Symbols, Symbols]]:
+    """(source cell, target cell, source form, target form) of every ordered pair of known
+    cells of every paradigm."""
+    for forms in paradigms.values():
+        for source, source_form in forms.items():
+            for target, target_form in forms.items():
+                if source != target:
+                    yield source, target, source_form, target_form
+
+
 class AnalogyBaseline:
     """The affix-rewrite analogy of a paradigm table: for each ordered pair of cells (a, b),
     the rewrites of the a-form into the b-form around their longest common substring, counted
@@ -76,11 +86,8 @@ class AnalogyBaseline:
 
     def __init__(self, paradigms: dict[str, Paradigm]):
         counts: dict[tuple[str, str], Counter[Edit]] = defaultdict(Counter)
-        for forms in paradigms.values():
-            for source, source_form in forms.items():
-                for target, target_form in forms.items():
-                    if source != target:
-                        counts[source, target][edit(source_form, target_form)] += 1
+        for source, target, source_form, target_form in cell_pairs(paradigms):
+            counts[source, target][edit(source_form, target_form)] += 1
         self.rules = {pair: c.most_common() for pair, c in counts.items()}
         self.pairs = {pair: sum(c.values()) for pair, c in counts.items()}
 
@@ -109,12 +116,8 @@ class NearestFormBaseline:
         from rapidfuzz.distance import Levenshtein
 
         distances: dict[tuple[str, str], list[int]] = defaultdict(list)
-        for forms in paradigms.values():
-            for source, source_form in forms.items():
-                for target, target_form in forms.items():
-                    if source != target:
-                        distance = Levenshtein.distance(source_form, target_form)
-                        distances[source, target].append(distance)
+        for source, target, source_form, target_form in cell_pairs(paradigms):
+            distances[source, target].append(Levenshtein.distance(source_form, target_form))
         self.distance = {pair: sum(d) / len(d) for pair, d in distances.items()}
 
     def fill(self, known: Paradigm, target: str) -> Symbols:

@@ -6,13 +6,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
+
 from phonkit.data.corpora import Corpus, CorpusRequest
 from phonkit.data.lexicon import Lexicon
 from phonkit.data.table import ParadigmTable, read_table
 from phonkit.errors import InputError
 from phonkit.hookspecs import hookimpl
-
-OPTIONS = ("delimiter", "header", "stem_column")
+from phonkit.run.config import parse_setting
 
 
 class TableCorpus(Corpus):
@@ -28,36 +30,26 @@ class TableCorpus(Corpus):
     def table(self, request: CorpusRequest) -> ParadigmTable:
         if not request.path:
             raise InputError("corpus 'table' needs data.path=FILE", setting="data.path")
-        unknown = sorted(set(request.options) - set(OPTIONS))
+        known = {field.name for field in dataclasses.fields(TableOptions)}
+        unknown = sorted(set(request.options) - known)
         if unknown:
             raise InputError(
-                f"corpus 'table' has no option {unknown[0]!r}; options: {', '.join(OPTIONS)}"
+                f"corpus 'table' has no option {unknown[0]!r}; options: {', '.join(sorted(known))}"
             )
-        options = request.options
-        return read_table(
-            request.path,
-            options.get("delimiter"),
-            _yes(options.get("header", "no"), "header"),
-            _column(options.get("stem_column")),
-        )
+        given = {
+            key: parse_setting(TableOptions, key, text) for key, text in request.options.items()
+        }
+        options = TableOptions(**given)
+        return read_table(request.path, options.delimiter, options.header, options.stem_column)
 
 
-def _yes(text: str, option: str) -> bool:
-    lowered = text.strip().lower()
-    if lowered in ("1", "yes", "true", "on"):
-        return True
-    if lowered in ("0", "no", "false", "off"):
-        return False
-    raise InputError(f"corpus option {option} takes yes or no, not {text!r}")
+@dataclass
+class TableOptions:
+    """The corpus options of ``table`` (``-O KEY=VALUE``)."""
 
-
-def _column(text: str | None) -> int | None:
-    if text is None or not text.strip():
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise InputError(f"corpus option stem_column takes a column number, not {text!r}") from None
+    delimiter: str | None = None
+    header: bool = False
+    stem_column: int | None = None  # from 1
 
 
 @hookimpl
