@@ -114,7 +114,10 @@ def test_a_second_writer_is_refused_and_a_killed_ones_lock_is_stale(cli, lexicon
 
 def test_ctrl_c_in_training_says_what_was_kept(lexicon_file, tmp_path, cli):
     out = tmp_path / "r"
-    process = _phonkit(*_train_args(lexicon_file, out, "--dim", "8", "--epochs", "200"))
+    # A patience no plateau reaches keeps the learning rate up, so the 200 epochs cannot
+    # end (at the learning-rate floor) before the signal lands, however fast they are.
+    args = ("--dim", "8", "--epochs", "200", "--patience", "1000")
+    process = _phonkit(*_train_args(lexicon_file, out, *args))
     try:
         _wait_for(process.stderr, b"epoch 1/200")
         process.send_signal(signal.SIGINT)
