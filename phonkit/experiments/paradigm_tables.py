@@ -169,7 +169,16 @@ def report(root: Path, permutations: int = PERMUTATIONS) -> None:
 
 
 def _file(folder: Path, name: str) -> str:
-    return next(f"{name}{suffix}" for suffix in SUFFIXES if (folder / f"{name}{suffix}").is_file())
+    """The file of table ``name`` in ``folder``: the baselines are scored on the tables
+    themselves, so the report needs the folder the experiment read."""
+    for suffix in SUFFIXES:
+        if (folder / f"{name}{suffix}").is_file():
+            return f"{name}{suffix}"
+    raise InputError(
+        f"no table {name} (.csv or .tsv) to score the baselines on; the experiment read it "
+        "from this folder",
+        str(folder),
+    )
 
 
 def _mean_row(names, systems, scores, complete) -> list[str]:
