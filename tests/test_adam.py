@@ -54,3 +54,33 @@ def test_halving_on_plateau_follows_reduce_lr_on_plateau():
             halving.step(loss)
             plateau.step(loss)
             assert mine.param_groups[0]["lr"] == reference.param_groups[0]["lr"]
+
+
+def test_a_torch_optim_state_resumes_in_our_adam():
+    """A small run interrupted before phonkit trained small sets with its own Adam has
+    ``torch.optim`` state in its checkpoint: resuming goes on with the same steps."""
+    torch.manual_seed(0)
+    ours = [torch.randn(3, 4, requires_grad=True), torch.randn(5, requires_grad=True)]
+    theirs = [p.detach().clone().requires_grad_() for p in ours]
+    reference = torch.optim.Adam(groups(theirs))
+    for _ in range(3):
+        reference.zero_grad()
+        ((theirs[0] ** 2).sum() + (theirs[1] ** 3).sum()).backward()
+        reference.step()
+    with torch.no_grad():
+        for a, b in zip(ours, theirs, strict=True):
+            a.copy_(b)
+    mine = Adam(groups(ours))
+    mine.load_state_dict(reference.state_dict())
+    for parameters, optimizer in ((ours, mine), (theirs, reference)):
+        optimizer.zero_grad()
+        ((parameters[0] ** 2).sum() + (parameters[1] ** 3).sum()).backward()
+        optimizer.step()
+    for a, b in zip(ours, theirs, strict=True):
+        assert torch.allclose(a, b, atol=1e-6)
+    plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(reference, patience=2)
+    plateau.step(1.0)
+    plateau.step(2.0)
+    halving = HalvingOnPlateau(mine, 2)
+    halving.load_state_dict(plateau.state_dict())
+    assert (halving.best, halving.waited) == (1.0, 1)

@@ -107,8 +107,8 @@ def delimiter_of(source: str, delimiter: str | None) -> str:
         chosen = spelled.get(delimiter, delimiter)
         if len(chosen) != 1 or chosen in '\r\n"':
             raise InputError(
-                f"delimiter must be one character (or tab, comma, semicolon), not {delimiter!r}",
-                setting="delimiter",
+                f"the delimiter must be one character (or tab, comma, semicolon), not "
+                f"{delimiter!r}"
             )
         return chosen
     if source == STDIN:
@@ -118,9 +118,8 @@ def delimiter_of(source: str, delimiter: str | None) -> str:
     if suffix not in DELIMITERS:
         raise InputError(
             f"cannot tell the delimiter from the extension {suffix or '(none)'!r}; "
-            "name the file .csv or .tsv, or give delimiter",
+            "name the file .csv or .tsv, or give its delimiter",
             source,
-            setting="delimiter",
         )
     return DELIMITERS[suffix]
 
@@ -139,7 +138,7 @@ def read_table(
     name = str(source)
     chosen = delimiter_of(name, delimiter)
     if stem_column is not None and stem_column < 1:
-        raise InputError(f"stem column must be 1 or more, not {stem_column}", setting="stem_column")
+        raise InputError(f"the stem column must be 1 or more, not {stem_column}")
     if name == STDIN:
         stream = stream or stdin_bytes("the table")
         rows = list(_rows(stream, "<stdin>", chosen))

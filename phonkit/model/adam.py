@@ -71,13 +71,18 @@ class Adam:
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Our own state, or ``torch.optim.Adam``'s (a small run interrupted before phonkit
+        trained small sets with this Adam resumes where it stopped)."""
+        if "param_groups" in state:
+            state = from_torch(state)
         self.steps = state["steps"]
         for group, lr in zip(self.param_groups, state["lr"], strict=True):
             group["lr"] = lr
         for group, saved in zip(self.moments, state["moments"], strict=True):
-            for (mean, square), (old_mean, old_square) in zip(group, saved, strict=True):
-                mean.copy_(old_mean)
-                square.copy_(old_square)
+            for (mean, square), old in zip(group, saved, strict=True):
+                if old is not None:
+                    mean.copy_(old[0])
+                    square.copy_(old[1])
 
 
 class HalvingOnPlateau:
@@ -102,7 +107,26 @@ class HalvingOnPlateau:
         return {"best": self.best, "waited": self.waited}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.best, self.waited = state["best"], state["waited"]
+        """Our own state, or ``ReduceLROnPlateau``'s."""
+        self.best = state["best"]
+        self.waited = state["waited"] if "waited" in state else state["num_bad_epochs"]
+
+
+def from_torch(state: dict[str, Any]) -> dict[str, Any]:
+    """``torch.optim.Adam``'s state dict in :meth:`Adam.state_dict`'s layout (parameters
+    numbered in group order, as both number them)."""
+    moments, steps = [], 0
+    for group in state["param_groups"]:
+        found = []
+        for number in group["params"]:
+            saved = state["state"].get(number)
+            if saved is None:  # never stepped: zero moments
+                found.append(None)
+                continue
+            steps = int(saved["step"])
+            found.append((saved["exp_avg"], saved["exp_avg_sq"]))
+        moments.append(found)
+    return {"steps": steps, "lr": [g["lr"] for g in state["param_groups"]], "moments": moments}
 
 
 def single(parameter: Tensor, lr: float) -> Adam:
