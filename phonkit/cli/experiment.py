@@ -313,7 +313,7 @@ def _configs(dim, epochs, batch_size, patience, precision, select, setting) -> t
     model, training = configure(
         ModelConfig(dim=dim),
         TrainConfig(epochs=epochs, batch_size=batch_size, patience=patience, precision=precision),
-        key_values(setting, "--set"),
+        typed_settings(setting),
     )
     return model, training
 

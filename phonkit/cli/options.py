@@ -200,35 +200,28 @@ def names(text: str, option: str) -> list[str]:
 
 
 def configure(
-    model: ModelConfig, training: TrainConfig, settings: dict[str, str]
+    model: ModelConfig, training: TrainConfig, settings: dict[str, object]
 ) -> tuple[ModelConfig, TrainConfig]:
-    """Apply ``--set KEY=VALUE`` settings to the model and training configurations; each key
-    is a field of either (``sigma``, ``init_scale``, ``lr``, ``prior_weight``...)."""
-    changes: list[dict[str, object]] = [{}, {}]
-    for key, text in settings.items():
-        for number, config in enumerate((model, training)):
-            if key in config.__dataclass_fields__:
-                try:
-                    changes[number][key] = parse_setting(type(config), key, text)
-                except InputError as error:
-                    raise InputError(f"--set {error.message}") from None
-                break
-        else:
-            known = sorted({*model.__dataclass_fields__, *training.__dataclass_fields__} - {"seed"})
-            raise InputError(f"--set: unknown setting {key!r}; settings: {', '.join(known)}")
-    return replace(model, **changes[0]), replace(training, **changes[1])
+    """Apply typed ``--set`` settings (:func:`typed_settings`) to the model and training
+    configurations; each key is a field of either (``sigma``, ``init_scale``, ``lr``...)."""
+    fields = ModelConfig.__dataclass_fields__
+    return (
+        replace(model, **{key: value for key, value in settings.items() if key in fields}),
+        replace(training, **{key: value for key, value in settings.items() if key not in fields}),
+    )
 
 
 def typed_settings(pairs: list[str]) -> dict[str, object]:
     """``--set KEY=VALUE`` pairs as typed values of the model or training settings they
-    name, for commands whose settings are chosen later (by the data's size)."""
+    name, each converted by its field's declared type."""
     typed: dict[str, object] = {}
     for key, text in key_values(pairs, "--set").items():
         kind = next(
             (k for k in (ModelConfig, TrainConfig) if key in k.__dataclass_fields__), None
         )
         if kind is None:
-            known = sorted({*ModelConfig.__dataclass_fields__, *TrainConfig.__dataclass_fields__})
+            fields = {*ModelConfig.__dataclass_fields__, *TrainConfig.__dataclass_fields__}
+            known = sorted(fields - {"seed"})  # the commands' --seed gives it
             raise InputError(f"--set: unknown setting {key!r}; settings: {', '.join(known)}")
         try:
             typed[key] = parse_setting(kind, key, text)
