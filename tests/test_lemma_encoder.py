@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from conftest import TINY, sample_lines
-from phonkit.cli.options import configure
+from phonkit.cli.options import configure, typed_settings
 from phonkit.data.encoding import Example, Vocabularies, encode, encode_morphemes
 from phonkit.data.lexicon import UNK_ID, Entry
 from phonkit.errors import InputError
@@ -47,12 +47,12 @@ def test_the_setting_is_stored_and_old_runs_read_as_off(encoder_run, trained_run
 
 
 def test_set_switches_the_encoder_on_for_experiments():
-    model, _ = configure(ModelConfig(), TrainConfig(), {"lemma_encoder": "true"})
+    model, _ = configure(ModelConfig(), TrainConfig(), typed_settings(["lemma_encoder=true"]))
     assert model.lemma_encoder is True and model.to_json()["lemma_encoder"] is True
-    model, _ = configure(ModelConfig(), TrainConfig(), {"lemma_encoder": "false"})
+    model, _ = configure(ModelConfig(), TrainConfig(), typed_settings(["lemma_encoder=false"]))
     assert model.lemma_encoder is False and "lemma_encoder" not in model.to_json()
     with pytest.raises(InputError, match="lemma_encoder takes true or false"):
-        configure(ModelConfig(), TrainConfig(), {"lemma_encoder": "maybe"})
+        typed_settings(["lemma_encoder=maybe"])
     with pytest.raises(InputError, match="lemma_encoder must be true or false"):
         ModelConfig(lemma_encoder="yes")
 
