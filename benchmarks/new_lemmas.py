@@ -24,8 +24,8 @@ from pathlib import Path
 import torch
 
 from phonkit.model.device import choose_device
-from phonkit.model.fitting import FitConfig
 from phonkit.run.directory import Run
+from phonkit.settings import FitConfig
 from phonkit.tasks.predict import PredictOptions, fill, read_cells
 
 

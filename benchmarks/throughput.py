@@ -26,9 +26,9 @@ from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.data.split import paradigm_completion
 from phonkit.model.decoding import decode
 from phonkit.model.device import choose_device, resolve_precision
-from phonkit.model.phonology import ModelConfig
-from phonkit.model.training import TrainConfig, Trainer
+from phonkit.model.training import Trainer
 from phonkit.plugins import lookup
+from phonkit.settings import ModelConfig, TrainConfig
 from phonkit.tasks.train import surface_examples
 
 

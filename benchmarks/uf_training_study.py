@@ -18,9 +18,9 @@ import torch
 from phonkit.data.corpora import CorpusRequest
 from phonkit.data.encoding import Vocabularies, encode
 from phonkit.data.split import paradigm_completion
-from phonkit.model.phonology import ModelConfig
-from phonkit.model.training import TrainConfig, Trainer
+from phonkit.model.training import Trainer
 from phonkit.plugins import lookup
+from phonkit.settings import ModelConfig, TrainConfig
 from phonkit.tasks.train import surface_examples
 
 

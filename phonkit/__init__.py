@@ -42,9 +42,9 @@ API = {
     "names": "phonkit.api",
     "TrainRequest": "phonkit.tasks.train",
     "CorpusRequest": "phonkit.data.corpora",
-    "ModelConfig": "phonkit.model.phonology",
-    "TrainConfig": "phonkit.model.training",
-    "FitConfig": "phonkit.model.fitting",
+    "ModelConfig": "phonkit.settings",
+    "TrainConfig": "phonkit.settings",
+    "FitConfig": "phonkit.settings",
     "RunConfig": "phonkit.run.config",
     "InputError": "phonkit.errors",
 }

@@ -21,11 +21,11 @@ from phonkit.data.transcription import Transcriber
 from phonkit.errors import InputError
 from phonkit.model.device import choose_device
 from phonkit.model.factory import load_model
-from phonkit.model.fitting import FitConfig
 from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup, registry
 from phonkit.run.config import RunConfig
-from phonkit.run.directory import Run, writing
+from phonkit.run.directory import Run
+from phonkit.settings import FitConfig
 from phonkit.tasks.candidates import Rewrites
 from phonkit.tasks.evaluate import evaluate as score_examples
 from phonkit.tasks.evaluate import selected_metrics
@@ -33,7 +33,8 @@ from phonkit.tasks.fill import FilledTable, FillRequest
 from phonkit.tasks.fill import fill as fill_table
 from phonkit.tasks.metrics import Metric
 from phonkit.tasks.predict import Cell, PredictOptions, Predictor, gold_examples
-from phonkit.tasks.train import TrainRequest, default_run_dir, start_run, train_run
+from phonkit.tasks.train import TrainRequest
+from phonkit.tasks.train import train as train_job
 
 #: A row given to :meth:`Model.predict`: lemma, features (``"N;PL"`` or a sequence), and the
 #: known form, or None (or ``""``) for a gap.
@@ -199,18 +200,19 @@ def load(run_dir: str | Path, device: str = "cpu", precision: str = "auto") -> M
 
 
 def train(
-    settings: TrainRequest | None = None, out: str | Path | None = None, force: bool = False
+    settings: TrainRequest | None = None,
+    out: str | Path | None = None,
+    force: bool = False,
+    resume: bool = False,
 ) -> Model:
     """Train a model with ``settings`` (the defaults: the position-independent model on the
     bundled Turkish sample) into the run directory ``out`` (as ``phonkit train``:
-    ``runs/CORPUS-LANG-VARIANT`` by default; ``force`` replaces a run there), and load it."""
-    settings = settings or TrainRequest()
-    out = Path(out) if out is not None else default_run_dir(settings)
-    with writing(out):
-        Run.check_target(out, force)
-        run = start_run(settings, out, force)
-        train_run(run)
-    return load(out, "cpu")
+    ``runs/CORPUS-LANG-VARIANT`` by default; ``force`` replaces a run there; ``resume`` goes
+    on training the unfinished run in ``out``), and load it."""
+    run, _ = train_job(
+        settings or TrainRequest(), Path(out) if out is not None else None, force, resume
+    )
+    return load(run.path, "cpu")
 
 
 def fill(

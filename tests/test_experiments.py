@@ -341,7 +341,8 @@ def test_a_failing_run_ends_with_exit_1_keeps_the_others_and_is_retried(
     out = tmp_path / "exp"
     args = ["experiment", "unimorph", "--langs", "tur", "--variants", "pi,pd",
             "--data-dir", str(data_root), "--out", str(out), *TINY, "--set", "sigma=0.1",
-            "--metrics", "acc,mld,nll", "--permutations", "100"]  # fmt: skip
+            "--select", "acc", "--min-lr", "1e-6", "--metrics", "acc,mld,nll",
+            "--permutations", "100"]  # fmt: skip
     real = runner.train_run
 
     def broken(run, *rest):
@@ -357,7 +358,8 @@ def test_a_failing_run_ends_with_exit_1_keeps_the_others_and_is_retried(
     rows = {row.split("\t")[2]: row for row in (out / "results.tsv").read_text().splitlines()}
     assert "failed: RuntimeError: disk on fire" in rows["pd"] and rows["pi"].split("\t")[5]
     config = json.loads((out / "runs" / "tur-pi-s1" / "config.json").read_text())
-    assert config["model"]["sigma"] == 0.1  # --set reached the run
+    assert config["model"]["sigma"] == 0.1  # --set reached the run, and the options
+    assert config["training"]["select"] == "acc" and config["training"]["min_lr"] == 1e-6
 
     monkeypatch.setattr(runner, "train_run", real)
     again = cli(*args)

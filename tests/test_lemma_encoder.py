@@ -8,16 +8,14 @@ import pytest
 import torch
 
 from conftest import TINY, sample_lines
-from phonkit.cli.options import configure, typed_settings
 from phonkit.data.encoding import Example, Vocabularies, encode, encode_morphemes
 from phonkit.data.lexicon import UNK_ID, Entry
 from phonkit.errors import InputError
 from phonkit.model.factory import load_model
-from phonkit.model.fitting import FitConfig, fit_lemmas
+from phonkit.model.fitting import fit_lemmas
 from phonkit.model.lemma_encoder import has_lemma_encoder
-from phonkit.model.phonology import ModelConfig
-from phonkit.model.training import TrainConfig
 from phonkit.run.directory import Run
+from phonkit.settings import FitConfig, ModelConfig
 
 
 @pytest.fixture(scope="module")
@@ -46,13 +44,9 @@ def test_the_setting_is_stored_and_old_runs_read_as_off(encoder_run, trained_run
     assert not has_lemma_encoder(model) and type(model).__name__ == "PositionIndependent"
 
 
-def test_set_switches_the_encoder_on_for_experiments():
-    model, _ = configure(ModelConfig(), TrainConfig(), typed_settings(["lemma_encoder=true"]))
-    assert model.lemma_encoder is True and model.to_json()["lemma_encoder"] is True
-    model, _ = configure(ModelConfig(), TrainConfig(), typed_settings(["lemma_encoder=false"]))
-    assert model.lemma_encoder is False and "lemma_encoder" not in model.to_json()
-    with pytest.raises(InputError, match="lemma_encoder takes true or false"):
-        typed_settings(["lemma_encoder=maybe"])
+def test_the_encoder_setting_is_stored_only_when_on():
+    assert ModelConfig(lemma_encoder=True).to_json()["lemma_encoder"] is True
+    assert "lemma_encoder" not in ModelConfig(lemma_encoder=False).to_json()
     with pytest.raises(InputError, match="lemma_encoder must be true or false"):
         ModelConfig(lemma_encoder="yes")
 

@@ -4,8 +4,8 @@ import torch
 from phonkit.data.encoding import Example, Vocabularies, encode
 from phonkit.data.lexicon import Entry, PerFeature, segment
 from phonkit.model.decoding import decode, token_nll
-from phonkit.model.phonology import ModelConfig
 from phonkit.plugins import lookup
+from phonkit.settings import ModelConfig
 
 WORDS = [
     ("ev", "N;SG", "ev"),
@@ -75,7 +75,8 @@ def test_training_learns_the_forms(variant):
 
 
 def test_the_prior_pulls_morpheme_vectors_towards_zero():
-    from phonkit.model.training import TrainConfig, Trainer
+    from phonkit.model.training import Trainer
+    from phonkit.settings import TrainConfig
 
     model, _, encoded = build("pi")
     config = TrainConfig(prior_weight=2.0, uf_lr_scale=10.0)
@@ -90,7 +91,8 @@ def test_the_prior_pulls_morpheme_vectors_towards_zero():
 
 @pytest.mark.parametrize("variant", ["pi", "pd", "joint"])
 def test_every_variant_fits_the_underlying_form_of_a_new_lemma(variant):
-    from phonkit.model.fitting import FitConfig, fit_lemmas
+    from phonkit.model.fitting import fit_lemmas
+    from phonkit.settings import FitConfig
 
     cells = [("SG", "kuş"), ("PL", "kuşlar")]
     entries = [Entry("kuş", ("N", bundle), w) for bundle, w in cells]
@@ -109,7 +111,8 @@ def test_every_variant_fits_the_underlying_form_of_a_new_lemma(variant):
 def test_the_trainer_hands_each_epoch_to_its_checkpoint_callback():
     """The trainer stores nothing itself: after every epoch its callback gets the training
     state, the weights when the epoch is the best so far, and the history."""
-    from phonkit.model.training import TrainConfig, Trainer
+    from phonkit.model.training import Trainer
+    from phonkit.settings import TrainConfig
 
     torch.manual_seed(0)
     model, _, encoded = build("pi")

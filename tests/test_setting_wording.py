@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from phonkit.cli.options import in_flags, in_options
+from phonkit.cli.settings import in_flags, in_options
 from phonkit.data.corpora import CorpusRequest
 from phonkit.data.lexicon import parse_columns
 from phonkit.data.split import drawable
@@ -44,7 +44,7 @@ def test_in_options_writes_each_setting_as_its_option_and_a_value_after_it():
     assert in_options("jobs=3 and launcher.jobs=2", ("jobs", "launcher.jobs")) == (
         "--jobs 3 and -L jobs=2"
     )
-    assert in_options("training.min_lr=2", ("training.min_lr",)) == "--set min_lr=2"
+    assert in_options("training.min_lr=2", ("training.min_lr",)) == "--min-lr 2"
 
 
 def test_in_flags_keeps_the_place_and_writes_a_setting_as_the_place():

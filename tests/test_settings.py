@@ -100,7 +100,7 @@ def test_an_unknown_checkpoint_selection_is_refused(cli, lexicon_file, tmp_path)
         "train", "--corpus", "tsv", "--path", str(lexicon_file), "--select", "chrf",
         "--out", str(tmp_path / "run"), *TINY,
     )  # fmt: skip
-    assert result.code == 2 and "unknown checkpoint selection 'chrf'; use loss, acc" in result.err
+    assert result.code == 2 and "--select must be loss or acc, not 'chrf'" in result.err
 
 
 def test_history_has_one_row_per_epoch(trained_run):

@@ -11,8 +11,9 @@ from phonkit.data.encoding import Example, encode, encode_morphemes
 from phonkit.data.lexicon import Entry, PerFeature
 from phonkit.model.decoding import beam_search, decode, total_nll
 from phonkit.model.factory import load_model
-from phonkit.model.fitting import FitConfig, fit_lemmas
+from phonkit.model.fitting import fit_lemmas
 from phonkit.run.directory import Run
+from phonkit.settings import FitConfig
 from phonkit.tasks.baseline import EditBaseline, apply, edit
 from phonkit.tasks.unseen import reveal
 
@@ -144,7 +145,7 @@ def test_nbest_and_score_columns(cli, trained_run):
     for row in rows:  # surprisal per symbol = -log p / (length + 1)
         assert float(row[6]) == pytest.approx(-float(row[5]) / (len(row[2]) + 1), abs=2e-4)
     bad = cli("predict", "-m", str(trained_run), "--beam", "0", stdin=stdin)
-    assert bad.code == 2 and "--beam and --nbest must be at least 1" in bad.err
+    assert bad.code == 2 and "--beam must be at least 1" in bad.err
 
 
 def test_reveal_is_nested_and_leaves_out_small_paradigms():

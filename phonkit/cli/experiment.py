@@ -5,39 +5,33 @@ from __future__ import annotations
 
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from phonkit.cli.options import (
-    BatchSize,
     Columns,
     Corpus,
     CorpusOptions,
     CorpusPath,
     DataDir,
     Device,
-    Dim,
-    Epochs,
     Ipa,
     MaxEntries,
     Metrics,
     Morphemes,
-    Patience,
-    Precision,
-    Select,
     Transcribers,
     at_least_one,
-    configure,
     key_values,
     names,
     numbers,
-    typed_settings,
 )
+from phonkit.cli.settings import setting_options
 from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.errors import InputError
-from phonkit.model.phonology import ModelConfig
-from phonkit.model.training import TrainConfig
+from phonkit.settings import ModelConfig, TrainConfig, split
+
+CELEX = {"batch_size": 32, "patience": 10}  # the learning curve's own defaults
 
 experiment_app = typer.Typer(
     help="Run the paper's experiments: many runs, resumable, with tables and figures."
@@ -48,14 +42,6 @@ Jobs = Annotated[
     int,
     typer.Option(
         help="Runs trained at once, each in its own process (sharing the CPU cores, or one GPU)."
-    ),
-]
-Settings = Annotated[
-    list[str],
-    typer.Option(
-        "--set",
-        help="KEY=VALUE for any other model or training setting (sigma, init_scale, lr, "
-        "dropout, prior_weight, uf_lr_scale, min_lr).",
     ),
 ]
 LauncherName = Annotated[
@@ -79,6 +65,7 @@ Permutations = Annotated[int, typer.Option(help="Random swaps in each permutatio
 
 
 @experiment_app.command("unimorph")
+@setting_options("model", "training", skip=("seed",))
 def unimorph(
     langs: Annotated[
         str, typer.Option(help="ISO 639-3 codes, comma-separated, or all (the paper's 28).")
@@ -94,17 +81,11 @@ def unimorph(
     launcher: LauncherName = "local",
     launcher_setting: LauncherSettings = [],  # noqa: B006
     device: Device = "auto",
-    precision: Precision = TrainConfig.precision,
     morphemes: Morphemes = DEFAULT_DECOMPOSITION,
-    select: Select = TrainConfig.select,
-    epochs: Epochs = TrainConfig.epochs,
-    batch_size: BatchSize = TrainConfig.batch_size,
-    patience: Patience = TrainConfig.patience,
-    dim: Dim = ModelConfig.dim,
     metrics: Metrics = None,
-    setting: Settings = [],  # noqa: B006
     permutations: Permutations = 10_000,
     force: Force = False,
+    settings: dict[str, Any] | None = None,
 ) -> None:
     """The UniMorph table: every variant on every language (one run per language, variant
     and seed), then per-language and average ACC/MLD/NLL beside the paper's figures, and
@@ -115,7 +96,7 @@ def unimorph(
 
     at_least_one(jobs=jobs, max_entries=max_entries, permutations=permutations)
     chosen = kind.languages(langs, data_dir)
-    model, training = _configs(dim, epochs, batch_size, patience, precision, select, setting)
+    model, training = _configs(settings)
     base = TrainRequest(
         request=CorpusRequest(data_dir=data_dir),
         transcriber=choose_transcriber("unimorph", transcriber, ipa),
@@ -133,6 +114,7 @@ def unimorph(
 
 
 @experiment_app.command("celex")
+@setting_options("model", "training", defaults=CELEX, skip=("seed",))
 def celex(
     lang: Annotated[str, typer.Option(help="ISO 639-3 code: nld, eng or deu for CELEX.")],
     corpus: Corpus = "celex",
@@ -154,17 +136,11 @@ def celex(
     launcher: LauncherName = "local",
     launcher_setting: LauncherSettings = [],  # noqa: B006
     device: Device = "auto",
-    precision: Precision = TrainConfig.precision,
     morphemes: Morphemes = DEFAULT_DECOMPOSITION,
-    select: Select = TrainConfig.select,
-    epochs: Epochs = 100,
-    batch_size: BatchSize = 32,
-    patience: Patience = 10,
-    dim: Dim = ModelConfig.dim,
     seed: Annotated[int, typer.Option(help="Seed of the draws and of training.")] = 1,
     metrics: Metrics = None,
-    setting: Settings = [],  # noqa: B006
     force: Force = False,
+    settings: dict[str, Any] | None = None,
 ) -> None:
     """The CELEX learning curve: for each k, --draws draws of k training entries by token
     frequency, every variant trained on each; mean ± std of ACC/MLD/NLL per (variant, k) in
@@ -178,7 +154,7 @@ def celex(
     at_least_one(jobs=jobs, draws=draws)
     lookup("corpora", corpus)
     out = out or Path("experiments") / f"{corpus}-{lang}"
-    model, training = _configs(dim, epochs, batch_size, patience, precision, select, setting)
+    model, training = _configs(CELEX | (settings or {}))
     request = CorpusRequest(
         lang, data_dir, path, columns, key_values(corpus_option, "--corpus-option")
     )
@@ -209,6 +185,7 @@ def celex(
 
 
 @experiment_app.command("tables")
+@setting_options("model", "training", skip=("seed",))
 def tables(
     folder: Annotated[Path, typer.Argument(help="A folder of paradigm tables (.csv, .tsv).")],
     variants: Variants = "pi,pd,joint",
@@ -222,9 +199,9 @@ def tables(
     transcriber: Transcribers = "none",
     device: Device = "auto",
     seed: Annotated[int, typer.Option(help="Seed of the held-out cells and of training.")] = 1,
-    setting: Settings = [],  # noqa: B006
     permutations: Permutations = 10_000,
     force: Force = False,
+    settings: dict[str, Any] | None = None,
 ) -> None:
     """The paradigm-table benchmark: every table of FOLDER in five folds over stems (each
     test stem loses one known cell), one run per table, fold and variant with the settings
@@ -236,7 +213,7 @@ def tables(
 
     at_least_one(jobs=jobs, permutations=permutations)
     found = kind.tables(folder)
-    given = typed_settings(setting)
+    given = dict(settings or {})
     base = TrainRequest(transcriber=transcriber, device=device, training=TrainConfig(seed=seed))
     plan = kind.plan(found, _variants(variants), base, given)
     out = out or Path("experiments") / f"tables-{folder.resolve().name}"
@@ -304,18 +281,11 @@ def _metrics(text: str | None) -> list[str] | None:
     return chosen + [m for m in ("acc", "mld", "nll") if m not in chosen]
 
 
-def _configs(dim, epochs, batch_size, patience, precision, select, setting) -> tuple:
-    """The model and training configurations of every run of an experiment."""
-    from phonkit.model.device import check_precision
-
-    at_least_one(dim=dim, epochs=epochs, batch_size=batch_size)
-    check_precision(precision)
-    model, training = configure(
-        ModelConfig(dim=dim),
-        TrainConfig(epochs=epochs, batch_size=batch_size, patience=patience, precision=precision),
-        typed_settings(setting),
-    )
-    return model, training
+def _configs(settings: dict[str, Any] | None) -> tuple[ModelConfig, TrainConfig]:
+    """The model and training configurations of every run of an experiment: the settings
+    given, the declared defaults for the others."""
+    parts = split(settings or {})
+    return ModelConfig(**parts["model"]), TrainConfig(**parts["training"])
 
 
 def _settings(base) -> dict:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from phonkit.cli.options import Device, Transcribers, at_least_one, typed_settings
+from phonkit.cli.options import Device, Transcribers, at_least_one
+from phonkit.cli.settings import setting_options
 from phonkit.errors import InputError
 
 
+@setting_options("model", "training")
 def fill(
     table: Annotated[
         str, typer.Argument(help="The table: a .csv or .tsv file, one row per stem, or - (stdin).")
@@ -51,32 +53,21 @@ def fill(
     ),
     transcriber: Transcribers = "none",
     device: Device = "auto",
-    epochs: Annotated[int | None, typer.Option(help="Epochs \\[default: by table size].")] = None,
-    dim: Annotated[int | None, typer.Option(help="Size d \\[default: by table size].")] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed of initialisation and batches.")] = None,
-    setting: Annotated[
-        list[str],
-        typer.Option("--set", help="KEY=VALUE for any other model or training setting."),
-    ] = [],  # noqa: B006
+    settings: dict[str, Any] | None = None,
 ) -> None:
     """Learn from a paradigm table's filled cells and write the table with every empty cell
     filled (same delimiter, rows and columns) on stdout. Settings are chosen from the
-    table's size (docs/small-data.md); every option given overrides them."""
+    table's size (docs/small-data.md; the defaults shown are those of large data); every
+    option given overrides them."""
     from phonkit.data.table import read_table
     from phonkit.tasks.fill import FillRequest
     from phonkit.tasks.fill import fill as fill_table
 
-    at_least_one(nbest=nbest, beam=beam, epochs=epochs, dim=dim)
+    at_least_one(nbest=nbest, beam=beam)
     if nbest > 1 and not long:
         raise InputError("--nbest N needs --long: a table holds one form per cell")
-    settings: dict[str, object] = {
-        key: value
-        for key, value in (("epochs", epochs), ("dim", dim), ("seed", seed))
-        if value is not None
-    }
-    settings |= typed_settings(setting)
     paradigm = read_table(table, delimiter, header, stem_column)
-    request = FillRequest(variant, settings, nbest, beam, device, transcriber)
+    request = FillRequest(variant, dict(settings or {}), nbest, beam, device, transcriber)
     filled = fill_table(paradigm, request, out, force, table)
     if long:
         write = sys.stdout.write

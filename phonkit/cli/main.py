@@ -14,39 +14,29 @@ import typer
 from phonkit.cli.experiment import experiment_app
 from phonkit.cli.fill import register as register_fill
 from phonkit.cli.options import (
-    BatchSize,
     Columns,
     Corpus,
     CorpusOptions,
     CorpusPath,
     DataDir,
     Device,
-    Dim,
-    Epochs,
-    FitLr,
-    FitSteps,
     Ipa,
     MaxEntries,
     Metrics,
     Morphemes,
-    Patience,
     Precision,
     RunDir,
-    Select,
     Transcribers,
     at_least_one,
-    in_flags,
-    in_options,
     key_values,
     names,
     numbers,
 )
+from phonkit.cli.settings import in_flags, in_options, setting_options
 from phonkit.cli.views import register as register_views
 from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.errors import InputError
-from phonkit.model.fitting import FitConfig
-from phonkit.model.phonology import ModelConfig
-from phonkit.model.training import TrainConfig
+from phonkit.settings import FitConfig
 
 app = typer.Typer(
     help="Learn underlying forms of morphemes and predict the surface forms of paradigms "
@@ -58,6 +48,7 @@ app = typer.Typer(
 
 
 @app.command()
+@setting_options("model", "training")
 def train(
     corpus: Corpus = "sample",
     lang: Annotated[str | None, typer.Option(help="ISO 639-3 language code.")] = None,
@@ -65,7 +56,6 @@ def train(
         str, typer.Option(help="Model variant: pi, pd, joint, or a plugin's.")
     ] = "pi",
     morphemes: Morphemes = DEFAULT_DECOMPOSITION,
-    epochs: Epochs = TrainConfig.epochs,
     out: Annotated[
         Path | None, typer.Option(help="Run directory \\[default: runs/CORPUS-LANG-VARIANT].")
     ] = None,
@@ -99,112 +89,42 @@ def train(
     max_entries: MaxEntries = None,
     metrics: Metrics = None,
     device: Device = "auto",
-    precision: Precision = TrainConfig.precision,
-    seed: Annotated[
-        int, typer.Option(help="Seed of the split, initialisation and batches.")
-    ] = TrainConfig.seed,
-    dim: Dim = ModelConfig.dim,
-    dropout: Annotated[
-        float, typer.Option(help="Dropout on all embeddings.")
-    ] = ModelConfig.dropout,
-    sigma: Annotated[
-        float, typer.Option(help="Std of the training noise on underlying forms.")
-    ] = ModelConfig.sigma,
-    init_scale: Annotated[
-        float, typer.Option(help="Std of the initial morpheme vectors.")
-    ] = ModelConfig.init_scale,
-    lemma_encoder: Annotated[
-        bool,
-        typer.Option(
-            "--lemma-encoder",
-            help="Read each lemma's spelling: a BiLSTM gives the prior mean of its underlying "
-            "form and a copy distribution over its symbols (for new lemmas; docs/method.md).",
-        ),
-    ] = ModelConfig.lemma_encoder,
-    uf_lr_scale: Annotated[
-        float, typer.Option(help="Learning rate of morpheme vectors relative to --lr.")
-    ] = TrainConfig.uf_lr_scale,
-    prior_weight: Annotated[
-        float, typer.Option(help="Weight of the N(0, I) prior on morphemes.")
-    ] = TrainConfig.prior_weight,
-    batch_size: BatchSize = TrainConfig.batch_size,
-    lr: Annotated[float, typer.Option(help="Adam learning rate.")] = TrainConfig.lr,
-    patience: Patience = TrainConfig.patience,
-    select: Select = TrainConfig.select,
     force: Annotated[bool, typer.Option(help="Replace an existing run directory.")] = False,
     resume: Annotated[
         bool, typer.Option(help="Go on training the unfinished run in --out.")
     ] = False,
+    settings: dict[str, Any] | None = None,
 ) -> None:
     """Train a model and write a run directory; prints dev/test metrics on stderr.
 
-    With no arguments: the position-independent model on the bundled Turkish sample."""
+    With no arguments: the position-independent model on the bundled Turkish sample. Below
+    2,000 training forms the model and training settings not given are chosen by the data's
+    size (docs/small-data.md)."""
     from phonkit.data.corpora import CorpusRequest
     from phonkit.progress import metrics_table, say
-    from phonkit.run.directory import Run, writing
-    from phonkit.tasks.train import (
-        TrainRequest,
-        choose_transcriber,
-        default_run_dir,
-        start_run,
-        train_run,
-    )
+    from phonkit.tasks.train import TrainRequest, choose_transcriber
+    from phonkit.tasks.train import train as train_job
 
-    at_least_one(
-        epochs=epochs, batch_size=batch_size, dim=dim, k=k, draw=draw, max_entries=max_entries
+    at_least_one(k=k, draw=draw, max_entries=max_entries)
+    job = TrainRequest(
+        corpus=corpus,
+        request=CorpusRequest(
+            lang, data_dir, path, columns, key_values(corpus_option, "--corpus-option")
+        ),
+        transcriber="none" if resume else choose_transcriber(corpus, transcriber, ipa),
+        variant=variant,
+        morphemes=morphemes,
+        split="sample" if k is not None and split == "paradigms" else split,
+        k=k,
+        draw=draw,
+        fold=fold,
+        max_entries=max_entries,
+        metrics=names(metrics, "--metrics") if metrics else None,
+        settings=dict(settings or {}),
+        device=device,
     )
-    if resume:
-        if out is None:
-            raise InputError("--resume needs --out DIR, the run to go on with")
-        with writing(out):  # one writer at a time; Ctrl-C says what was kept
-            run = Run.open(out, finished=False)
-            if run.finished:
-                raise InputError(f"{out}: the run is already finished")
-            metrics = train_run(run, device if device != "auto" else None)
-    else:
-        lang = lang or ("tur" if corpus == "sample" else None)
-        if k is not None and split == "paradigms":
-            split = "sample"
-        job = TrainRequest(
-            corpus=corpus,
-            request=CorpusRequest(
-                lang, data_dir, path, columns, key_values(corpus_option, "--corpus-option")
-            ),
-            transcriber=choose_transcriber(corpus, transcriber, ipa),
-            variant=variant,
-            morphemes=morphemes,
-            split=split,
-            k=k,
-            draw=draw,
-            fold=fold,
-            max_entries=max_entries,
-            metrics=names(metrics, "--metrics") if metrics else None,
-            model=ModelConfig(
-                dim=dim,
-                dropout=dropout,
-                sigma=sigma,
-                init_scale=init_scale,
-                lemma_encoder=lemma_encoder,
-            ),
-            training=TrainConfig(
-                epochs=epochs,
-                batch_size=batch_size,
-                lr=lr,
-                patience=patience,
-                prior_weight=prior_weight,
-                uf_lr_scale=uf_lr_scale,
-                precision=precision,
-                select=select,
-                seed=seed,
-            ),
-            device=device,
-        )
-        out = out or default_run_dir(job)
-        with writing(out):
-            Run.check_target(out, force)  # before the corpus is read
-            run = start_run(job, out, force)
-            metrics = train_run(run)
-    metrics_table(f"{run.path}", metrics)
+    run, scores = train_job(job, out, force, resume)
+    metrics_table(f"{run.path}", scores)
     if run.config.split.protocol == "lemmas":
         say(
             "test: the test lemmas of --split lemmas are new to the model, and these figures "
@@ -215,6 +135,7 @@ def train(
 
 
 @app.command()
+@setting_options("fit", with_set=False)
 def predict(
     model: RunDir,
     file: Annotated[Path | None, typer.Argument(help="Predict TSV (default: stdin).")] = None,
@@ -235,10 +156,9 @@ def predict(
             "--skip-unknown", help="Leave rows with unknown features or unfittable lemmas empty."
         ),
     ] = False,
-    fit_steps: FitSteps = FitConfig.steps,
-    fit_lr: FitLr = FitConfig.lr,
     device: Device = "cpu",
     precision: Precision = "auto",
+    settings: dict[str, Any] | None = None,
 ) -> None:
     """Fill paradigm gaps: reads lemma<TAB>features[<TAB>form|--], writes TSV to stdout.
 
@@ -251,12 +171,11 @@ def predict(
     from phonkit.tasks.predict import PredictOptions, Predictor
     from phonkit.tasks.streaming import predict_stream
 
-    if min(beam, nbest, fit_steps + 1) < 1:
-        raise InputError("--beam and --nbest must be at least 1, --fit-steps at least 0")
+    at_least_one(beam=beam, nbest=nbest)
     run = Run.open(model)
     name = str(file) if file else "<stdin>"
     options = PredictOptions(
-        all_rows, beam, nbest, score, skip_unknown, precision, FitConfig(fit_steps, fit_lr)
+        all_rows, beam, nbest, score, skip_unknown, precision, FitConfig(**settings or {})
     )
     stream = open_bytes(file) if file else stdin_bytes("predict TSV")
     predictor = Predictor(run, choose_device(device), options)
@@ -280,6 +199,7 @@ def predict(
 
 
 @app.command()
+@setting_options("fit", with_set=False)
 def evaluate(
     model: RunDir,
     file: Annotated[
@@ -311,10 +231,9 @@ def evaluate(
             "for gold already written as space-separated segments."
         ),
     ] = None,
-    fit_steps: FitSteps = FitConfig.steps,
-    fit_lr: FitLr = FitConfig.lr,
     device: Device = "cpu",
     precision: Precision = "auto",
+    settings: dict[str, Any] | None = None,
 ) -> None:
     """Score a run on its test split or on a TSV with gold forms; metric<TAB>value on stdout
     (with --unseen-lemmas: known<TAB>system<TAB>metric<TAB>value)."""
@@ -340,7 +259,7 @@ def evaluate(
                 "or give a TSV of new lemmas"
             )
         _evaluate_unseen(
-            run, examples, counts, seed, FitConfig(fit_steps, fit_lr), device, precision
+            run, examples, counts, seed, FitConfig(**settings or {}), device, precision
         )
         return
     examples = run.examples("test") if file is None else read_gold(file, run, False, transcriber)

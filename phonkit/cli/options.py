@@ -1,20 +1,15 @@
 """Command-line options that several commands share, declared once, and the parsing of
-list-valued options (``1,2,4``, ``KEY=VALUE``)."""
+list-valued options (``1,2,4``, ``KEY=VALUE``). The options of the model, training and fit
+settings are derived from their declarations (:mod:`phonkit.cli.settings`)."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from phonkit.errors import InputError
-from phonkit.model.phonology import ModelConfig
-from phonkit.model.training import TrainConfig
-from phonkit.run.config import parse_setting
 
 RunDir = Annotated[
     Path, typer.Option("--model", "-m", help="A run directory made by phonkit train.")
@@ -55,10 +50,6 @@ Ipa = Annotated[
     ),
 ]
 Device = Annotated[str, typer.Option(help="auto, cpu or cuda.")]
-Epochs = Annotated[int, typer.Option(help="Maximum number of epochs.")]
-BatchSize = Annotated[int, typer.Option(help="Forms per batch.")]
-Patience = Annotated[int, typer.Option(help="Epochs without dev improvement before halving lr.")]
-Dim = Annotated[int, typer.Option(help="Size d of underlying forms and the LSTM.")]
 MaxEntries = Annotated[
     int | None,
     typer.Option(help="Keep at most this many entries of a corpus (whole paradigms, seeded)."),
@@ -76,89 +67,6 @@ Morphemes = Annotated[
         "(the lemma and the whole feature bundle as one affix), or a plugin's."
     ),
 ]
-Select = Annotated[
-    str,
-    typer.Option(help="The checkpoint kept: loss (best dev loss) or acc (best dev accuracy)."),
-]
-FitSteps = Annotated[int, typer.Option(help="Gradient steps fitting the UFs of new lemmas.")]
-FitLr = Annotated[float, typer.Option(help="Adam learning rate of that fit.")]
-
-
-#: The option (or words) that gives each setting a library error may name.
-FLAGS = {
-    "training.epochs": "--epochs",
-    "training.batch_size": "--batch-size",
-    "training.lr": "--lr",
-    "training.min_lr": "--set min_lr",
-    "training.patience": "--patience",
-    "training.prior_weight": "--prior-weight",
-    "training.uf_lr_scale": "--uf-lr-scale",
-    "training.seed": "--seed",
-    "model.dim": "--dim",
-    "model.dropout": "--dropout",
-    "model.sigma": "--sigma",
-    "model.init_scale": "--init-scale",
-    "fit.steps": "--fit-steps",
-    "fit.lr": "--fit-lr",
-    "fit.prior_weight": "the prior weight of the fit",
-    "device": "--device",
-    "data.lang": "--lang",
-    "data.path": "--path",
-    "data.columns": "--columns",
-    "data.data_dir": "--data-dir",
-    "data.max_entries": "--max-entries",
-    "split.protocol": "--split",
-    "split.k": "--k",
-    "split.fold": "--fold",
-    "transcriber": "--transcriber",
-    "ipa": "--ipa",
-    "out": "--out",
-    "force": "--force",
-    "resume": "--resume",
-    "jobs": "--jobs",
-    "launcher.jobs": "-L jobs",
-    "langs": "--langs",
-    "column": "--column",
-    "bundle": "--bundle",
-    "known_cells": "--known",
-    "skip_unknown": "--skip-unknown",
-    "unseen_lemmas": "--unseen-lemmas",
-}
-
-
-def in_flags(error: InputError) -> InputError:
-    """A library error in the command line's words (:func:`in_options`); a ``where`` that is
-    one of its settings (a value of it is at fault) becomes the option, and only the place:
-    ``bundle: empty feature bundle`` -> ``--bundle: empty feature bundle``."""
-    flags = {setting: FLAGS[setting] for setting in error.settings if setting in FLAGS}
-    if not flags:
-        return error
-    where = flags.get(error.where or "", error.where)
-    named = [setting for setting in error.settings if setting != error.where]
-    return InputError(in_options(error.message, named), where)
-
-
-def in_options(message: str, settings: Sequence[str]) -> str:
-    """A library message in the command line's words: each of ``settings`` it names becomes
-    the option that gives it (``training.lr must be ...`` -> ``--lr must be ...``), and a
-    value written ``setting=VALUE`` becomes ``--option VALUE`` (``split.k=5`` -> ``--k 5``)."""
-    flags = {setting: FLAGS[setting] for setting in settings if setting in FLAGS}
-    if not flags:
-        return message
-    # One pass over every setting, longest first, so that a replacement is never replaced
-    # again (``launcher.jobs`` -> ``-L jobs``, not ``-L --jobs``); a setting is a whole
-    # name, not part of a longer one or of a path.
-    names = "|".join(re.escape(name) for name in sorted(flags, key=len, reverse=True))
-    pattern = re.compile(rf"(?<![\w./\\-])({names})(?![\w])(=?)")
-
-    def option(match: re.Match[str]) -> str:
-        flag = flags[match.group(1)]
-        if not match.group(2):
-            return flag
-        return flag + ("=" if " " in flag else " ")  # ``--set min_lr=1``, ``--k 5``
-
-    return pattern.sub(option, message)
-
 
 def at_least_one(**options: int | None) -> None:
     """Each option given (not None) must be 1 or more: ``--max-entries 0`` is an error, not
@@ -197,44 +105,3 @@ def names(text: str, option: str) -> list[str]:
     if not found:
         raise InputError(f"{option} needs at least one name")
     return found
-
-
-def configure(
-    model: ModelConfig, training: TrainConfig, settings: dict[str, object]
-) -> tuple[ModelConfig, TrainConfig]:
-    """Apply typed ``--set`` settings (:func:`typed_settings`) to the model and training
-    configurations; each key is a field of either (``sigma``, ``init_scale``, ``lr``...)."""
-    fields = ModelConfig.__dataclass_fields__
-    return (
-        replace(model, **{key: value for key, value in settings.items() if key in fields}),
-        replace(training, **{key: value for key, value in settings.items() if key not in fields}),
-    )
-
-
-def typed_settings(pairs: list[str]) -> dict[str, object]:
-    """``--set KEY=VALUE`` pairs as typed values of the model or training settings they
-    name, each converted by its field's declared type."""
-    typed: dict[str, object] = {}
-    for key, text in key_values(pairs, "--set").items():
-        kind = next(
-            (k for k in (ModelConfig, TrainConfig) if key in k.__dataclass_fields__), None
-        )
-        if kind is None:
-            fields = {*ModelConfig.__dataclass_fields__, *TrainConfig.__dataclass_fields__}
-            known = sorted(fields - {"seed"})  # the commands' --seed gives it
-            raise InputError(f"--set: unknown setting {key!r}; settings: {', '.join(known)}")
-        try:
-            typed[key] = parse_setting(kind, key, text)
-        except InputError as error:
-            raise InputError(f"--set {error.message}") from None
-    return typed
-
-
-def truth(text: str) -> bool:
-    """``true``/``false`` (also 1/0, yes/no, on/off) of a ``--set`` switch."""
-    value = text.strip().lower()
-    if value in ("true", "1", "yes", "on"):
-        return True
-    if value in ("false", "0", "no", "off"):
-        return False
-    raise ValueError(text)

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from itertools import chain
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -18,16 +18,16 @@ from phonkit.cli.options import (
     CorpusPath,
     DataDir,
     Device,
-    FitLr,
-    FitSteps,
     Ipa,
     Precision,
     RunDir,
     Transcribers,
+    at_least_one,
     key_values,
 )
+from phonkit.cli.settings import setting_options
 from phonkit.errors import InputError
-from phonkit.model.fitting import FitConfig
+from phonkit.settings import FitConfig
 
 RunSource = Annotated[
     Path | None,
@@ -91,7 +91,7 @@ def _source(
 ):
     from phonkit.data.corpora import CorpusRequest
     from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
-    from phonkit.tasks.train import choose_transcriber
+    from phonkit.tasks.train import TrainRequest, choose_transcriber, request_of
     from phonkit.views.source import corpus_source, run_source
 
     if model is not None:
@@ -105,8 +105,8 @@ def _source(
             )
         return run_source(model)
     corpus = corpus or "sample"
-    lang = lang or ("tur" if corpus == "sample" else None)
     request = CorpusRequest(lang, data_dir, path, columns, key_values(options, "--corpus-option"))
+    request = request_of(TrainRequest(corpus, request))
     transcriber = choose_transcriber(corpus, transcriber, ipa)
     return corpus_source(corpus, request, transcriber, morphemes or DEFAULT_DECOMPOSITION)
 
@@ -166,6 +166,7 @@ def stats(
     stats_summary(descriptions, source.label)
 
 
+@setting_options("fit", with_set=False)
 def paradigm(
     model: RunDir,
     lemmas: Annotated[
@@ -179,10 +180,9 @@ def paradigm(
         ),
     ] = None,
     beam: Annotated[int, typer.Option(help="Beam width (1: greedy).")] = 1,
-    fit_steps: FitSteps = FitConfig.steps,
-    fit_lr: FitLr = FitConfig.lr,
     device: Device = "cpu",
     precision: Precision = "auto",
+    settings: dict[str, Any] | None = None,
 ) -> None:
     """A lemma's paradigm with the gold forms and the model's forms.
 
@@ -196,8 +196,8 @@ def paradigm(
     from phonkit.views.display import paradigm_tables
     from phonkit.views.paradigm import lay_out
 
-    if min(beam, fit_steps + 1) < 1:
-        raise InputError("--beam must be at least 1, --fit-steps at least 0")
+    fit = FitConfig(**settings or {})
+    at_least_one(beam=beam)
     run = Run.open(model)
     cells = []
     if known is not None:
@@ -212,7 +212,7 @@ def paradigm(
         cells,
         str(known),
         choose_device(device),
-        FitConfig(fit_steps, fit_lr),
+        fit,
         precision,
         beam,
     )

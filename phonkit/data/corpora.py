@@ -76,11 +76,13 @@ class CorpusRequest:
 class Corpus:
     """Base class of corpus readers (a plugin may also duck-type it): what phonkit reads of
     a registered corpus reader. ``ipa_transcriber`` names the transcriber that gives its
-    forms in IPA (``train --ipa``); None: epitran's G2P."""
+    forms in IPA (``train --ipa``); None: epitran's G2P. ``default_lang`` is the language
+    read when a request names none."""
 
     name: str = ""
     description: str = ""
     ipa_transcriber: str | None = None
+    default_lang: str | None = None
 
     def languages(self, request: CorpusRequest) -> list[str]:
         """The languages available now (on disk or bundled)."""

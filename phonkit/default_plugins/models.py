@@ -7,7 +7,8 @@ from torch import Tensor, nn
 
 from phonkit.data.lexicon import PAD_ID
 from phonkit.hookspecs import hookimpl
-from phonkit.model.phonology import ModelConfig, Phonology
+from phonkit.model.phonology import Phonology
+from phonkit.settings import ModelConfig
 
 
 class PositionIndependent(Phonology):

@@ -2,7 +2,7 @@
 
 Five folds over stems (:func:`phonkit.data.table.fold_split`): each test stem with at least
 two known cells loses one of them, the rest of the table trains, with the settings its size
-gives (:mod:`phonkit.model.small_data`) — as ``phonkit fill`` would fill it. One run per
+gives (:func:`phonkit.settings.sized`) — as ``phonkit fill`` would fill it. One run per
 (table, fold, variant); the baselines of :mod:`phonkit.tasks.baseline` (the affix-rewrite
 analogy, copying the nearest known form) fill the same held-out cells. The report pools each
 table's folds: ACC and MLD per table and system, the mean over tables, the tables each
@@ -26,7 +26,7 @@ from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
 from phonkit.experiments.runner import Planned, finished_runs, read_outcomes, read_plan
 from phonkit.experiments.tables import markdown, mean_std, p_value, show, write_table
-from phonkit.model.small_data import sized_settings
+from phonkit.settings import sized_settings
 from phonkit.tasks.baseline import TABLE_BASELINES
 from phonkit.tasks.train import TrainRequest
 

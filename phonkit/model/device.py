@@ -9,6 +9,7 @@ from contextlib import nullcontext
 import torch
 
 from phonkit.errors import InputError
+from phonkit.settings import PRECISIONS
 
 
 def choose_device(name: str) -> torch.device:
@@ -23,9 +24,6 @@ def choose_device(name: str) -> torch.device:
     if name not in ("cpu", "cuda"):
         raise InputError(f"unknown device {name!r}; use auto, cpu or cuda")
     return torch.device(name)
-
-
-PRECISIONS = ("auto", "fp32", "bf16")
 
 
 def check_precision(precision: str) -> None:

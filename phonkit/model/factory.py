@@ -12,8 +12,9 @@ import torch
 from phonkit.data.encoding import Vocabularies
 from phonkit.errors import InputError
 from phonkit.model.lemma_encoder import Speller, attach_speller, with_lemma_encoder
-from phonkit.model.phonology import ModelConfig, Phonology
+from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup
+from phonkit.settings import ModelConfig
 
 if TYPE_CHECKING:  # the run directory stores what this module builds
     from phonkit.run.directory import Run

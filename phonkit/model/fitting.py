@@ -13,7 +13,6 @@ known forms are computed once; each step runs only the variant's context and out
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
@@ -24,29 +23,9 @@ from phonkit.data.lexicon import LEMMA, PAD_ID
 from phonkit.model.adam import single
 from phonkit.model.lemma_encoder import COPY_STATE_LAYERS, has_lemma_encoder
 from phonkit.model.phonology import Phonology
-from phonkit.model.ranges import Range, check_ranges
+from phonkit.settings import FitConfig
 
 CHUNK = 2048  # known cells per forward pass: bounds memory, whatever the input size
-
-
-@dataclass
-class FitConfig:
-    """Settings of the fit; the defaults come from the study in docs/method.md."""
-
-    steps: int = 20
-    lr: float = 0.03
-    prior_weight: float = 1.0
-
-    def __post_init__(self) -> None:
-        check_ranges(
-            self,
-            {
-                "steps": Range(0, whole=True),
-                "lr": Range(0, 1, above=True),
-                "prior_weight": Range(0),
-            },
-            "fit",
-        )
 
 
 class ExtendedMorphemes(nn.Module):

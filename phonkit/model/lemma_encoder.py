@@ -27,7 +27,8 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from phonkit.data.lexicon import LEMMA, PAD_ID, UNK_ID, Vocabulary
-from phonkit.model.phonology import ModelConfig, Phonology
+from phonkit.model.phonology import Phonology
+from phonkit.settings import ModelConfig
 
 RESIDUAL_DROPOUT = 0.25  # training words whose lemma is read from its spelling alone
 UNKNOWN_RATE = 0.03  # encoder inputs replaced by <unk> in training, so <unk> means something

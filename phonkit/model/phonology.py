@@ -8,7 +8,7 @@ it implements :meth:`Phonology.context` and :meth:`Phonology.emit`.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -16,54 +16,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from phonkit.data.lexicon import BOS_ID, PAD_ID
-from phonkit.errors import InputError
-from phonkit.model.ranges import Range, check_ranges
-
-
-@dataclass
-class ModelConfig:
-    """Hyper-parameters of a model; stored in the run's config.json."""
-
-    dim: int = 200
-    dropout: float = 0.2
-    sigma: float = 0.03  # scale of the reparameterised noise on underlying forms (training only)
-    init_scale: float = 0.3  # std of the initial morpheme vectors (the prior stays N(0, I))
-    lemma_encoder: bool = False  # the lemma's spelling informs its UF and is copied
-    candidates: str = "model"  # gaps: the model's own decoding, or analogy rewrites it ranks
-
-    def __post_init__(self) -> None:
-        check_ranges(self, MODEL_RANGES, "model")
-        if self.candidates not in CANDIDATES:
-            raise InputError(
-                f"model.candidates must be {' or '.join(CANDIDATES)}, not {self.candidates!r}",
-                setting="model.candidates",
-            )
-        if not isinstance(self.lemma_encoder, bool):
-            raise InputError(
-                f"model.lemma_encoder must be true or false, not {self.lemma_encoder!r}",
-                setting="model.lemma_encoder",
-            )
-
-    def to_json(self) -> dict[str, Any]:
-        """The settings; ``lemma_encoder`` only when on and ``candidates`` only when not the
-        model's own, so that runs and experiments made before they existed (which read as
-        those defaults) keep the same settings."""
-        settings = asdict(self)
-        if not self.lemma_encoder:
-            del settings["lemma_encoder"]
-        if self.candidates == "model":
-            del settings["candidates"]
-        return settings
-
-
-CANDIDATES = ("model", "analogy")  # see phonkit.tasks.candidates
-
-MODEL_RANGES = {
-    "dim": Range(1, whole=True),
-    "dropout": Range(0, 1, below=True),
-    "sigma": Range(0),
-    "init_scale": Range(0),
-}
+from phonkit.settings import ModelConfig
 
 
 @dataclass

@@ -17,55 +17,12 @@ from phonkit.model.adam import Adam, HalvingOnPlateau
 from phonkit.model.decoding import decode, surprisal, token_nll
 from phonkit.model.device import autocast
 from phonkit.model.phonology import Phonology
-from phonkit.model.ranges import Range, check_ranges
-
-
-@dataclass
-class TrainConfig:
-    epochs: int = 100  # a bound: training stops when the learning rate falls below min_lr
-    batch_size: int = 64
-    lr: float = 1e-3
-    min_lr: float = 1e-5
-    patience: int = 0  # epochs without dev improvement before the learning rate is halved
-    prior_weight: float = 1.0  # weight of the N(0, I) prior on morpheme vectors
-    precision: str = "auto"  # auto (bf16 where the device has bfloat16 units), fp32 or bf16
-    uf_lr_scale: float = 10.0  # learning rate of the morpheme vectors relative to the rest
-    select: str = "loss"  # the checkpoint kept: best dev loss, or best dev accuracy ("acc")
-    seed: int = 1
-
-    def __post_init__(self) -> None:
-        check_ranges(self, TRAIN_RANGES, "training")
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-TRAIN_RANGES = {
-    "epochs": Range(1, whole=True),
-    "batch_size": Range(1, whole=True),
-    "lr": Range(0, 1, above=True),
-    "min_lr": Range(0),
-    "patience": Range(0, whole=True),
-    "prior_weight": Range(0),
-    "uf_lr_scale": Range(0, above=True),
-    "seed": Range(whole=True),
-}
-
-
-SMALL = 2_000  # training forms below which the small-data settings apply (small_data.py)
+from phonkit.settings import SMALL, TrainConfig
 
 
 def seed_everything(seed: int) -> None:
     random.seed(seed)
     torch.manual_seed(seed)
-
-
-SELECTIONS = ("loss", "acc")
-
-
-def check_selection(select: str) -> None:
-    if select not in SELECTIONS:
-        raise InputError(f"unknown checkpoint selection {select!r}; use {', '.join(SELECTIONS)}")
 
 
 @dataclass

@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import types
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
-from phonkit.model.phonology import ModelConfig
-from phonkit.model.training import TrainConfig
+from phonkit.settings import ModelConfig, TrainConfig
 
 
 @dataclass(frozen=True)
@@ -214,25 +211,3 @@ REQUIRED = {  # what every command reads from config.json, and its JSON type
     "training": dict,
     "max_length": int,
 }
-
-
-def parse_setting(settings: type, name: str, text: str) -> Any:
-    """The value of the field ``name`` of the dataclass ``settings`` written as ``text``,
-    converted to the field's declared type (``int``, ``float``, ``str``, ``bool``, or one of
-    them or None); an :class:`InputError` naming the setting when it does not convert."""
-    kind = typing.get_type_hints(settings)[name]
-    choices = typing.get_args(kind) if isinstance(kind, types.UnionType) else (kind,)
-    if type(None) in choices and text.strip().lower() in ("none", ""):
-        return None
-    kind = next(c for c in choices if c is not type(None))
-    try:
-        if kind is bool:
-            if text.strip().lower() not in ("true", "false", "1", "0", "yes", "no"):
-                raise ValueError(text)
-            return text.strip().lower() in ("true", "1", "yes")
-        return kind(text)
-    except ValueError:
-        what = {int: "a whole number", float: "a number", bool: "true or false"}
-        raise InputError(
-            f"{name}={text}: {name} takes {what.get(kind, kind.__name__)}", setting=name
-        ) from None

@@ -1,7 +1,7 @@
 """Filling a paradigm table: train on its known cells, predict its empty ones.
 
 ``phonkit fill TABLE`` and :func:`phonkit.fill` come here. The settings are chosen from the
-table's size (:func:`phonkit.model.small_data.sized_settings`; every setting the user gives
+table's size (:func:`phonkit.settings.sized_settings`; every setting the user gives
 overrides them); the whole table trains (no dev split, the ``all`` protocol), in a run
 directory that is kept when ``out`` is given, so that ``predict``, ``uf``, ``paradigm`` and
 the other commands work on it as on any run.
@@ -21,9 +21,9 @@ from phonkit.data.lexicon import Entry
 from phonkit.data.table import Gap, ParadigmTable
 from phonkit.model.device import choose_device
 from phonkit.model.factory import load_model
-from phonkit.model.small_data import SMALL, sized_settings
 from phonkit.progress import say
 from phonkit.run.directory import Run, writing
+from phonkit.settings import SMALL, sized_settings
 from phonkit.tasks.predict import Cell, PredictOptions, Predictor
 from phonkit.tasks.train import TrainRequest, start_run, train_run
 

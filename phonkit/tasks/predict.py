@@ -21,11 +21,12 @@ from phonkit.errors import InputError, at
 from phonkit.model.decoding import decode, decode_nbest, total_nll
 from phonkit.model.device import autocast
 from phonkit.model.factory import load_model
-from phonkit.model.fitting import FitConfig, fit_lemmas
+from phonkit.model.fitting import fit_lemmas
 from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup
 from phonkit.progress import say
 from phonkit.run.directory import Run
+from phonkit.settings import FitConfig
 from phonkit.tasks.candidates import Rewrites, known_forms, ranked
 
 GAP = ("", "--")

@@ -4,8 +4,9 @@ trainer -> run directory -> scores. The CLI commands are thin wrappers of these 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -16,20 +17,15 @@ from phonkit.data.lexicon import DEFAULT_DECOMPOSITION, Lexicon
 from phonkit.data.split import HOLDS_NO_DEV, PROTOCOLS, Split, has_counts, stem_folds
 from phonkit.data.tsv import format_rows, write_atomic
 from phonkit.errors import InputError
-from phonkit.model.device import check_precision, choose_device, resolve_precision
+from phonkit.model.device import choose_device, resolve_precision
 from phonkit.model.factory import load_model, run_model
-from phonkit.model.phonology import ModelConfig
-from phonkit.model.training import (
-    Checkpoint,
-    TrainConfig,
-    Trainer,
-    check_selection,
-    seed_everything,
-)
+from phonkit.model.training import Checkpoint, Trainer, seed_everything
 from phonkit.plugins import lookup
 from phonkit.progress import TrainingProgress, say
 from phonkit.run.config import DataSettings, RunConfig, SplitSettings
-from phonkit.run.directory import Run
+from phonkit.run.directory import Run, writing
+from phonkit.settings import SMALL, ModelConfig, TrainConfig, sized_settings
+from phonkit.settings import split as split_settings
 from phonkit.tasks.candidates import Rewrites
 from phonkit.tasks.evaluate import Evaluation, evaluate, selected_metrics
 
@@ -42,8 +38,12 @@ class TrainRequest:
     variant: str = "pi"
     morphemes: str = DEFAULT_DECOMPOSITION  # how words split into morphemes (a plugin name)
     split: str = "paradigms"  # a key of phonkit.data.split.PROTOCOLS
-    model: ModelConfig = field(default_factory=ModelConfig)
-    training: TrainConfig = field(default_factory=TrainConfig)
+    # The settings of the model and its training: ``None`` takes those of the training split's
+    # size (phonkit.settings.sized: the defaults at or above 2,000 forms); ``settings`` (by
+    # field name: dim, lr...) go on top of either.
+    model: ModelConfig | None = None
+    training: TrainConfig | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
     device: str = "auto"
     k: int | None = None  # the "sample" split: training entries drawn by token frequency
     draw: int = 1  # which draw of the k-sample
@@ -51,11 +51,32 @@ class TrainRequest:
     max_entries: int | None = None  # keep at most this many entries (whole paradigms)
     metrics: list[str] | None = None  # scored at the end; None: every installed metric
 
+    @property
+    def seed(self) -> int:
+        """The seed of the split and of training."""
+        return self.settings.get("seed", (self.training or TrainConfig()).seed)
+
+    def configs(self, forms: int) -> tuple[ModelConfig, TrainConfig]:
+        """The model and training settings of a run with ``forms`` training forms."""
+        model, training = sized_settings(forms)
+        parts = split_settings(self.settings)
+        return (
+            replace(self.model or model, **parts["model"]),
+            replace(self.training or training, **parts["training"]),
+        )
+
+
+def request_of(job: TrainRequest) -> CorpusRequest:
+    """What the job asks its corpus reader for, in the reader's default language where it
+    names none (the sample's: Turkish)."""
+    default = getattr(lookup("corpora", job.corpus), "default_lang", None)
+    return job.request if job.request.lang or not default else replace(job.request, lang=default)
+
 
 def default_run_dir(job: TrainRequest) -> Path:
     """Where a run goes when no directory is given: ``runs/CORPUS-LANG-VARIANT`` (the file
-    or dataset name for a corpus without a language; the sample's language is Turkish)."""
-    lang = job.request.lang or ("tur" if job.corpus == "sample" else None)
+    or dataset name for a corpus without a language)."""
+    lang = request_of(job).lang
     return (
         Path("runs") / f"{job.corpus}-{lang or Path(job.request.path or 'data').stem}-{job.variant}"
     )
@@ -101,7 +122,7 @@ def surface_examples(
 
 
 def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Split:
-    protocol, seed = job.split, job.training.seed
+    protocol, seed = job.split, job.seed
     if protocol not in PROTOCOLS:
         raise InputError(f"unknown split {protocol!r}; use {', '.join(PROTOCOLS)}")
     if protocol == "sample" and job.k is None:
@@ -149,6 +170,27 @@ def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Spl
     return split
 
 
+def train(
+    job: TrainRequest, out: Path | None = None, force: bool = False, resume: bool = False
+) -> tuple[Run, dict[str, dict[str, float]]]:
+    """Train a run as ``job`` asks into ``out`` (default: :func:`default_run_dir`; ``force``
+    replaces a run there), or with ``resume`` go on training the unfinished run in ``out``
+    (on ``job.device`` unless that is ``auto``); the run and its dev and test scores."""
+    if resume:
+        if out is None:
+            raise InputError("resume needs out, the run to go on with", setting=("resume", "out"))
+        with writing(out):  # one writer at a time; Ctrl-C says what was kept
+            run = Run.open(out, finished=False)
+            if run.finished:
+                raise InputError("the run is already finished", str(out))
+            return run, train_run(run, job.device if job.device != "auto" else None)
+    out = out or default_run_dir(job)
+    with writing(out):
+        Run.check_target(out, force)  # before the corpus is read
+        run = start_run(job, out, force)
+        return run, train_run(run)
+
+
 def start_run(job: TrainRequest, out: Path, force: bool, lexicon: Lexicon | None = None) -> Run:
     """Read the corpus (or take ``lexicon``, read from it already), split it and write a new
     run directory (not yet trained)."""
@@ -157,36 +199,37 @@ def start_run(job: TrainRequest, out: Path, force: bool, lexicon: Lexicon | None
     lookup("decompositions", job.morphemes)
     selected_metrics(job.metrics)
     choose_device(job.device)
-    check_precision(job.training.precision)
-    check_selection(job.training.select)
+    job.configs(SMALL)  # a bad setting fails before the corpus is read
+    request = request_of(job)
     if lexicon is None:
-        lexicon = lookup("corpora", job.corpus).read(job.request)
+        lexicon = lookup("corpora", job.corpus).read(request)
     if job.max_entries is not None and len(lexicon) > job.max_entries:
         say(
             f"{lexicon.name}: kept {job.max_entries:,} of {len(lexicon):,} entries "
             "(data.max_entries)",
             setting="data.max_entries",
         )
-        lexicon = lexicon.capped(job.max_entries, job.training.seed)
-    examples = surface_examples(lexicon, job.transcriber, job.request.lang, job.morphemes)
+        lexicon = lexicon.capped(job.max_entries, job.seed)
+    examples = surface_examples(lexicon, job.transcriber, request.lang, job.morphemes)
     split = split_examples(examples, job, lexicon.name or job.corpus)
     vocabularies = Vocabularies.build(split.train)
+    model, training = job.configs(len(split.train))
     config = RunConfig(
         phonkit_version=__version__,
         data=DataSettings(
             corpus=job.corpus,
-            lang=job.request.lang,
-            path=job.request.path,
-            columns=job.request.columns,
-            options=dict(job.request.options),
-            data_dir=str(job.request.data_dir) if job.request.data_dir else None,
+            lang=request.lang,
+            path=request.path,
+            columns=request.columns,
+            options=dict(request.options),
+            data_dir=str(request.data_dir) if request.data_dir else None,
             max_entries=job.max_entries,
         ),
         transcriber=job.transcriber,
         variant=variant.name,
         morphemes=job.morphemes,
-        model=job.model,
-        training=job.training,
+        model=model,
+        training=training,
         device=job.device,
         split=SplitSettings(
             protocol=split.protocol,

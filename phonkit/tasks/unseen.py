@@ -15,9 +15,10 @@ from phonkit.data.encoding import Example
 from phonkit.data.lexicon import paradigms
 from phonkit.model.device import autocast
 from phonkit.model.factory import load_model
-from phonkit.model.fitting import FitConfig, fit_lemmas
+from phonkit.model.fitting import fit_lemmas
 from phonkit.plugins import registry
 from phonkit.run.directory import Run
+from phonkit.settings import FitConfig
 from phonkit.tasks.baseline import EditBaseline
 from phonkit.tasks.evaluate import evaluate
 from phonkit.tasks.metrics import Scored

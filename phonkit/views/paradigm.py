@@ -18,8 +18,9 @@ from phonkit.errors import InputError, at
 from phonkit.model.decoding import decode, decode_nbest, surprisal
 from phonkit.model.device import autocast
 from phonkit.model.factory import load_model
-from phonkit.model.fitting import FitConfig, fit_lemmas
+from phonkit.model.fitting import fit_lemmas
 from phonkit.run.directory import SPLITS, Run
+from phonkit.settings import FitConfig
 from phonkit.tasks.predict import Cell, gather_evidence
 from phonkit.views.patterns import closest
 from phonkit.views.pos import lemma_classes

@@ -19,12 +19,13 @@ SAMPLES = {"tur": "tur-sample.tsv.xz"}
 class Sample(Corpus):
     name = "sample"
     description = "small samples bundled with phonkit (tur: CoNLL-2017 Turkish paradigms)"
+    default_lang = "tur"
 
     def languages(self, request: CorpusRequest) -> list[str]:
         return list(SAMPLES)
 
     def read(self, request: CorpusRequest) -> Lexicon:
-        lang = request.lang or "tur"
+        lang = request.lang or self.default_lang
         if lang not in SAMPLES:
             raise unknown_language(self.name, lang, list(SAMPLES))
         path = Path(str(files("phonkit") / "data" / SAMPLES[lang]))

@@ -14,7 +14,7 @@ from phonkit.data.lexicon import Lexicon
 from phonkit.data.table import ParadigmTable, read_table
 from phonkit.errors import InputError
 from phonkit.hookspecs import hookimpl
-from phonkit.run.config import parse_setting
+from phonkit.settings import parse
 
 
 class TableCorpus(Corpus):
@@ -37,7 +37,7 @@ class TableCorpus(Corpus):
                 f"corpus 'table' has no option {unknown[0]!r}; options: {', '.join(sorted(known))}"
             )
         given = {
-            key: parse_setting(TableOptions, key, text) for key, text in request.options.items()
+            key: parse(TableOptions, key, text) for key, text in request.options.items()
         }
         options = TableOptions(**given)
         return read_table(request.path, options.delimiter, options.header, options.stem_column)

@@ -268,8 +268,7 @@ def test_a_task_streams_the_run_back_with_metrics_last(data_root, tmp_path):
     from phonkit.data.corpora import CorpusRequest
     from phonkit.experiments import unimorph
     from phonkit.experiments.runner import prepare
-    from phonkit.model.phonology import ModelConfig
-    from phonkit.model.training import TrainConfig
+    from phonkit.settings import ModelConfig, TrainConfig
     from phonkit.tasks.train import TrainRequest
 
     base = TrainRequest(

@@ -4,8 +4,8 @@ import pytest
 import torch
 
 from phonkit.cli import main
-from phonkit.model.phonology import ModelConfig
 from phonkit.plugins import registry
+from phonkit.settings import ModelConfig
 
 pytest.importorskip("phonkit_wsum")
 
