@@ -42,4 +42,9 @@ def at(path: object, line: int | None = None) -> str:
 
 class Interrupted(Exception):
     """Ctrl-C during a command that can say what it kept and how to go on. The CLI prints
-    ``phonkit: interrupted: message`` and exits with code 130, as a shell does for SIGINT."""
+    ``phonkit: interrupted: message`` (``setting``: as :class:`InputError`'s) and exits with
+    code 130, as a shell does for SIGINT."""
+
+    def __init__(self, message: str, setting: Sequence[str] = ()):
+        super().__init__(message)
+        self.settings = tuple(setting)

@@ -127,7 +127,7 @@ def test_ctrl_c_in_training_says_what_was_kept(lexicon_file, tmp_path, cli):
     assert process.returncode == 130
     last = err.decode().strip().splitlines()[-1]
     assert last.startswith(f"phonkit: interrupted: {out} keeps epoch ")
-    assert last.endswith(f"go on with: phonkit train --resume --out {out}")
+    assert last.endswith(f"go on training it with --resume and --out {out}")
     assert not (out / LOCK_NAME).exists()
     config = json.loads((out / "config.json").read_text())
     epoch = int(last.split(" keeps epoch ")[1].split()[0])

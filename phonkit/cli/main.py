@@ -293,7 +293,7 @@ def _evaluate_unseen(run, examples, counts, seed, fit, device, precision) -> Non
 
     rows: list[tuple[object, ...]] = [("known", "system", "metric", "value")]
     dev = (
-        run.read_json("metrics.json").get("dev", {})
+        run.metrics().get("dev", {})
         if run.config.split.protocol == "lemmas"
         else {}
     )
@@ -565,7 +565,7 @@ def main(argv: list[str] | None = None) -> None:
     except ABORTS:
         sys.exit(_interrupted())
     except Interrupted as what:
-        print(f"phonkit: interrupted: {what}", file=sys.stderr)
+        print(f"phonkit: interrupted: {in_options(str(what), what.settings)}", file=sys.stderr)
         sys.exit(INTERRUPTED)
     except USAGE_ERRORS as error:
         print(f"phonkit: error: {_usage_message(error)}", file=sys.stderr)

@@ -17,7 +17,7 @@ from functools import cache
 from importlib.metadata import version
 
 from phonkit.data.transcription import Transcriber
-from phonkit.data.transcription_cache import TranscriptionCache
+from phonkit.default_plugins.transcription_cache import TranscriptionCache
 from phonkit.errors import InputError
 from phonkit.hookspecs import hookimpl
 from phonkit.progress import say

@@ -17,7 +17,7 @@ from phonkit.experiments.launchers import read_settings
 from phonkit.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # the runner imports torch: only when runs train, not when plugins load
-    from phonkit.experiments.runner import Outcome, Planned
+    from phonkit.experiments.launchers import Outcome, Planned
 
 
 @dataclass

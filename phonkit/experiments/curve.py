@@ -12,7 +12,8 @@ from pathlib import Path
 from phonkit.data.lexicon import Lexicon
 from phonkit.data.split import drawable
 from phonkit.data.tsv import write_atomic
-from phonkit.experiments.runner import Planned, finished_runs, read_outcomes, read_plan
+from phonkit.experiments.launchers import Planned
+from phonkit.experiments.runner import finished_runs, read_outcomes, read_plan
 from phonkit.experiments.tables import figure, markdown, mean_std, show, write_table
 from phonkit.progress import say
 from phonkit.tasks.train import TrainRequest
@@ -54,7 +55,7 @@ def report(root: Path) -> None:
     for name, labels in planned.items():
         group = groups.setdefault((labels["variant"], labels["k"]), {"tests": [], "notes": []})
         if name in runs:
-            group["tests"].append(runs[name].read_json("metrics.json")["test"])
+            group["tests"].append(runs[name].metrics()["test"])
         elif name in outcomes and outcomes[name].status != "finished":
             group["notes"].append(outcomes[name].status)
     summary = {

@@ -16,16 +16,39 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from phonkit.errors import InputError
+from phonkit.settings import parse
 
 if typing.TYPE_CHECKING:
-    from phonkit.experiments.runner import Outcome, Planned
+    from phonkit.tasks.train import TrainRequest
 
-DEFAULT_LAUNCHER = "local"
 Settings = TypeVar("Settings")
+
+
+@dataclass
+class Planned:
+    """One run of an experiment: its directory name, what to train, and the labels the
+    reports group it by (language, variant, seed, k, draw...)."""
+
+    name: str
+    job: TrainRequest
+    labels: dict[str, Any]
+
+
+@dataclass
+class Outcome:
+    """How a run ended: ``finished``, ``skipped`` (its data cannot make a run: the reason is
+    in ``message``) or ``failed`` (an error; the traceback is in its log)."""
+
+    name: str
+    status: str
+    message: str = ""
+    seconds: float = 0.0
+
 
 
 class Session(Protocol):
@@ -74,8 +97,7 @@ def start(name: str, settings: Mapping[str, str], jobs: int) -> Session:
 def read_settings(kind: type[Settings], settings: Mapping[str, str], launcher: str) -> Settings:
     """``-L KEY=VALUE`` settings as the dataclass ``kind``, each converted to its field's type
     (int, float, bool, str); an unknown key or a value of the wrong type is a usage error."""
-    fields = {field.name: field for field in dataclasses.fields(kind)}
-    types = typing.get_type_hints(kind)
+    fields = [field.name for field in dataclasses.fields(kind)]  # type: ignore[arg-type]
     values: dict[str, Any] = {}
     for key, text in settings.items():
         if key not in fields:
@@ -83,22 +105,8 @@ def read_settings(kind: type[Settings], settings: Mapping[str, str], launcher: s
                 f"-L {key}: the {launcher} launcher has no such setting; "
                 f"settings: {', '.join(fields)}"
             )
-        values[key] = _convert(text, types[key], key)
-    return kind(**values)
-
-
-def _convert(text: str, kind: Any, key: str) -> Any:
-    if kind is bool:
-        lowered = text.strip().lower()
-        if lowered in ("1", "yes", "true", "on"):
-            return True
-        if lowered in ("0", "no", "false", "off"):
-            return False
-        raise InputError(f"-L {key}={text}: {key} takes yes or no")
-    if kind in (int, float):
         try:
-            return kind(text)
-        except ValueError:
-            noun = "a whole number" if kind is int else "a number"
-            raise InputError(f"-L {key}={text}: {key} takes {noun}") from None
-    return text
+            values[key] = parse(kind, key, text)
+        except InputError as error:
+            raise InputError(f"-L {error.message}") from None
+    return kind(**values)

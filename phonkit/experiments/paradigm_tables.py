@@ -24,7 +24,8 @@ from phonkit.data.lexicon import segment
 from phonkit.data.table import FOLDS, ParadigmTable, fold_split, read_table
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
-from phonkit.experiments.runner import Planned, finished_runs, read_outcomes, read_plan
+from phonkit.experiments.launchers import Planned
+from phonkit.experiments.runner import finished_runs, read_outcomes, read_plan
 from phonkit.experiments.tables import markdown, mean_std, p_value, show, write_table
 from phonkit.settings import sized_settings
 from phonkit.tasks.baseline import TABLE_BASELINES

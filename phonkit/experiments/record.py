@@ -15,9 +15,7 @@ from pathlib import Path
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
 from phonkit.experiments.runner import MANIFEST, OUTCOMES, PLAN, finished_runs, read_manifest
-
-RUN_FILES = ("config.json", "metrics.json", "history.tsv")
-PREDICTIONS = "predictions.tsv"
+from phonkit.run.directory import PREDICTIONS, RECORD
 
 
 def export(root: Path, out: Path) -> int:
@@ -35,9 +33,9 @@ def export(root: Path, out: Path) -> int:
     for name, run in runs.items():
         target = out / "runs" / name
         target.mkdir(parents=True, exist_ok=True)
-        for file in RUN_FILES:
+        for file in RECORD:
             if (run.path / file).is_file():
                 shutil.copyfile(run.path / file, target / file)
-        predictions = (run.path / PREDICTIONS).read_bytes()
+        predictions = run.predictions.read_bytes()
         write_atomic(target / f"{PREDICTIONS}.xz", lzma.compress(predictions, preset=9))
     return len(runs)

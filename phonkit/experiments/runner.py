@@ -17,44 +17,21 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from contextlib import redirect_stderr
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
+from phonkit.experiments.launchers import Outcome, Planned, Session
 from phonkit.progress import show_messages
-from phonkit.run.directory import Run, clear
+from phonkit.run.directory import Run, clear, is_finished, is_run
 from phonkit.run.lock import RunLock
-from phonkit.tasks.train import TrainRequest, start_run, train_run
-
-if TYPE_CHECKING:
-    from phonkit.experiments.launchers import Session
+from phonkit.tasks.train import start_run, train_run
 
 MANIFEST = "experiment.json"
 OUTCOMES = "outcomes.json"
 PLAN = "plan.json"
-
-
-@dataclass
-class Planned:
-    """One run of an experiment: its directory name, what to train, and the labels the
-    reports group it by (language, variant, seed, k, draw...)."""
-
-    name: str
-    job: TrainRequest
-    labels: dict[str, Any]
-
-
-@dataclass
-class Outcome:
-    """How a run ended: ``finished``, ``skipped`` (its data cannot make a run: the reason is
-    in ``message``) or ``failed`` (an error; the traceback is in its log)."""
-
-    name: str
-    status: str
-    message: str = ""
-    seconds: float = 0.0
 
 
 def open_experiment(root: Path, kind: str, settings: dict[str, Any], force: bool) -> None:
@@ -136,7 +113,7 @@ def finished_runs(root: Path) -> dict[str, Run]:
     return {
         path.name: Run(path)
         for path in sorted(folder.iterdir())
-        if (path / "metrics.json").is_file() and (path / "config.json").is_file()
+        if is_finished(path)
     }
 
 
@@ -175,7 +152,7 @@ def prepare(planned: Planned, root: Path) -> Outcome | None:
 def start_or_open(planned: Planned, path: Path) -> Run:
     """The run's directory: opened where a start wrote its config (an interrupted run goes
     on from there), else made anew."""
-    if (path / "config.json").is_file():
+    if is_run(path):
         return Run.open(path, finished=False)
     clear(path)  # a start cut short before its config was written
     return start_run(planned.job, path, force=False)

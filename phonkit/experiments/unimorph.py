@@ -18,8 +18,9 @@ from phonkit.analysis.significance import PERMUTATIONS, compare
 from phonkit.data.corpora import LANGUAGES, CorpusRequest
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
+from phonkit.experiments.launchers import Planned
 from phonkit.experiments.paper import PAPER
-from phonkit.experiments.runner import Planned, finished_runs, read_outcomes, read_plan
+from phonkit.experiments.runner import finished_runs, read_outcomes, read_plan
 from phonkit.experiments.tables import figure, markdown, mean_std, p_value, show, write_table
 from phonkit.plugins import lookup
 from phonkit.tasks.train import TrainRequest
@@ -142,7 +143,7 @@ def _means(runs: list) -> dict[str, float]:
     """Each metric's mean over a cell's finished seeds."""
     if not runs:
         return {}
-    tests = [run.read_json("metrics.json")["test"] for run in runs]
+    tests = [run.metrics()["test"] for run in runs]
     return {m: mean_std([test[m] for test in tests])[0] for m in METRICS}
 
 

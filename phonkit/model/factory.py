@@ -67,5 +67,5 @@ def with_weights(model: Phonology, state: Any, where: str) -> Phonology:
 def load_model(run: Run, device: torch.device) -> Phonology:
     """The trained model of ``run`` (its best weights, ``model.pt``), ready to decode."""
     model = run_model(run)
-    state = run.load_torch("model.pt", weights_only=True)
-    return with_weights(model, state, str(run.path / "model.pt")).to(device).eval()
+    state, where = run.load_weights()
+    return with_weights(model, state, where).to(device).eval()

@@ -1,9 +1,11 @@
 """The run directory: everything a trained model is, written atomically.
 
 ``config.json`` settings, ``vocab.json`` vocabularies, ``{train,dev,test}.tsv`` the split,
-``checkpoint.pt`` the latest training state (for ``--resume``), ``model.pt`` the best weights,
+``checkpoint.pt`` the latest training state (to resume), ``model.pt`` the best weights,
 ``history.tsv`` per-epoch figures, ``metrics.json`` dev/test metrics (written last: a run
 without it is unfinished) and ``predictions.tsv`` the test predictions.
+
+This module alone names those files: everything else asks :class:`Run` for them.
 """
 
 from __future__ import annotations
@@ -25,12 +27,39 @@ from phonkit.data.transcription import Transcriber
 from phonkit.data.tsv import format_rows, read_rows, write_atomic
 from phonkit.errors import InputError, Interrupted, at
 from phonkit.plugins import lookup
-from phonkit.run.config import RunConfig, read_config, read_json, write_config, write_json
+from phonkit.run.config import (
+    CONFIG,
+    RunConfig,
+    read_config,
+    read_json,
+    write_config,
+    write_json,
+)
 from phonkit.run.lock import LOCK_NAME, RunLock, holder
 
 SPLITS = ("train", "dev", "test")
-FINISHED = "metrics.json"
+VOCAB = "vocab.json"
+WEIGHTS = "model.pt"  # the best weights so far
+CHECKPOINT = "checkpoint.pt"  # the latest training state
 HISTORY = "history.tsv"
+PREDICTIONS = "predictions.tsv"
+METRICS = "metrics.json"  # written last: a run without it is unfinished
+RECORD = (CONFIG, METRICS, HISTORY)  # what the record of an experiment keeps of each run
+
+
+def is_run(path: Path) -> bool:
+    """Whether ``path`` holds a phonkit run (finished or not)."""
+    return (path / CONFIG).is_file()
+
+
+def is_finished(path: Path) -> bool:
+    return is_run(path) and (path / METRICS).is_file()
+
+
+def resume_hint(path: Path) -> str:
+    """How to go on training the unfinished run in ``path``, in settings (the command line
+    writes ``--resume and --out PATH``)."""
+    return f"go on training it with resume and out={path}"
 
 
 def _cell(value: Any) -> str:
@@ -61,7 +90,7 @@ class Run:
             run = cls(path)
             write_config(path, config)
             run.config = config
-            run.write_json("vocab.json", vocabularies.to_json())
+            run.write_json(VOCAB, vocabularies.to_json())
             for name, examples in splits.items():
                 rows = (
                     (
@@ -84,7 +113,7 @@ class Run:
         contents = path.is_dir() and any(c.name != LOCK_NAME for c in path.iterdir())
         if not contents:
             return False
-        if not (path / "config.json").is_file():
+        if not is_run(path):
             raise InputError(
                 f"{path} is not empty and holds no phonkit run; choose another out", setting="out"
             )
@@ -99,8 +128,8 @@ class Run:
     def open(cls, path: Path, finished: bool = True) -> Run:
         """An existing run; unless ``finished`` is False it must have completed training, and
         no other process may be writing it."""
-        if not (path / "config.json").is_file():
-            raise InputError(f"{path}: not a phonkit run directory (no config.json)")
+        if not is_run(path):
+            raise InputError(f"{path}: not a phonkit run directory (no {CONFIG})")
         run = cls(path)
         run.config = read_config(path)  # checked now: a bad one fails before any work
         if finished:
@@ -111,15 +140,19 @@ class Run:
                     "wait for it to finish"
                 )
             if not run.finished:
-                raise InputError(
-                    f"{path}: the run is unfinished (training did not complete); "
-                    f"go on with: phonkit train --resume --out {path}"
-                )
+                raise run.unfinished("training did not complete")
         return run
 
     @property
     def finished(self) -> bool:
-        return (self.path / FINISHED).is_file()
+        return (self.path / METRICS).is_file()
+
+    def unfinished(self, what: str) -> InputError:
+        """The error of a command that needs the run finished: ``what`` is missing."""
+        return InputError(
+            f"{self.path}: the run is unfinished ({what}); {resume_hint(self.path)}",
+            setting=("resume", "out"),
+        )
 
     # -- contents ------------------------------------------------------------------------------
     def write_json(self, name: str, data: Any) -> None:
@@ -134,7 +167,7 @@ class Run:
         return read_config(self.path)
 
     def vocabularies(self) -> Vocabularies:
-        data = self.read_json("vocab.json")
+        data = self.read_json(VOCAB)
         if not (
             isinstance(data, dict)
             and all(
@@ -144,7 +177,7 @@ class Run:
         ):
             raise InputError(
                 "not phonkit vocabularies (expected lists of strings 'symbols' and 'morphemes')",
-                str(self.path / "vocab.json"),
+                str(self.path / VOCAB),
             )
         return Vocabularies.from_json(data)
 
@@ -176,7 +209,7 @@ class Run:
     def item_scores(self) -> dict[tuple[str, str, str], dict[str, float]]:
         """Each test cell's metric scores from ``predictions.tsv``, keyed by (lemma,
         features, gold form), for paired comparisons between runs on the same split."""
-        path = self.path / "predictions.tsv"
+        path = self.predictions
         rows = read_rows(path if path.is_file() else path.with_suffix(".tsv.xz"))
         _, header = next(rows, (0, []))
         metrics = header[4:]
@@ -193,6 +226,36 @@ class Run:
                 )
             scores[row[0], row[1], row[2]] = dict(zip(metrics, values, strict=True))
         return scores
+
+    @property
+    def predictions(self) -> Path:
+        """``predictions.tsv``: the test cells, their predictions and scores."""
+        return self.path / PREDICTIONS
+
+    def write_predictions(self, text: str) -> None:
+        write_atomic(self.predictions, text)
+
+    def metrics(self) -> dict[str, dict[str, float]]:
+        """The dev and test scores of a finished run (``metrics.json``)."""
+        return self.read_json(METRICS)
+
+    def write_metrics(self, metrics: dict[str, dict[str, float]]) -> None:
+        """Store the scores; this marks the run finished, so it comes last."""
+        self.write_json(METRICS, metrics)
+
+    def load_weights(self) -> tuple[Any, str]:
+        """The best weights, and the file they came from (for errors)."""
+        return self.load_torch(WEIGHTS, weights_only=True), str(self.path / WEIGHTS)
+
+    def save_weights(self, state: Any) -> None:
+        self.save_torch(WEIGHTS, state)
+
+    def checkpoint(self) -> Any | None:
+        """The latest training state, None before the first epoch ended."""
+        return self.load_torch(CHECKPOINT) if (self.path / CHECKPOINT).is_file() else None
+
+    def save_checkpoint(self, state: Any) -> None:
+        self.save_torch(CHECKPOINT, state)
 
     def write_history(self, records: Sequence[Any]) -> None:
         """``history.tsv``: one row per epoch of training (the fields of
@@ -211,8 +274,9 @@ class Run:
         if not path.is_file():
             raise InputError(
                 "missing from the run directory (training never kept a model; "
-                f"train it again: phonkit train --force --out {self.path})",
+                f"train it again with force and out={self.path})",
                 str(path),
+                setting=("force", "out"),
             )
         try:
             return torch.load(path, map_location="cpu", weights_only=weights_only)
@@ -227,7 +291,7 @@ class Run:
 def clear(path: Path) -> None:
     """Remove what a run directory holds, but not its lock; the finished mark goes first, so
     that a reader never sees a finished run with some of its files gone."""
-    (path / FINISHED).unlink(missing_ok=True)
+    (path / METRICS).unlink(missing_ok=True)
     for child in path.iterdir():
         if child.name == LOCK_NAME:
             continue
@@ -245,22 +309,22 @@ def writing(path: Path) -> Iterator[None]:
         try:
             yield
         except KeyboardInterrupt:
-            raise Interrupted(kept(path)) from None
+            raise Interrupted(kept(path), setting=("resume", "out")) from None
 
 
 def kept(path: Path) -> str:
     """What an interrupted training run left in ``path``, and the command that goes on."""
-    go_on = f"go on with: phonkit train --resume --out {path}"
-    if not (path / "config.json").is_file():
+    go_on = resume_hint(path)
+    if not is_run(path):
         return f"{path} holds no run yet: nothing was kept; start the training again"
-    if (path / FINISHED).is_file():
+    if is_finished(path):
         return f"{path} holds a finished run"
     try:
-        state = Run(path).load_torch("checkpoint.pt")
+        state = Run(path).load_torch(CHECKPOINT)
         epoch, total = int(state["epoch"]), Run(path).config.training.epochs
     except (InputError, KeyError, TypeError, ValueError):
         return f"{path} keeps the split and the settings; no epoch had finished; {go_on}"
     return (
-        f"{path} keeps epoch {epoch} of at most {total} (checkpoint.pt; the best weights "
-        f"so far in model.pt); {go_on}"
+        f"{path} keeps epoch {epoch} of at most {total} ({CHECKPOINT}; the best weights "
+        f"so far in {WEIGHTS}); {go_on}"
     )

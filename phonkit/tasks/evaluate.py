@@ -10,7 +10,7 @@ from phonkit.model.decoding import decode, surprisal
 from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup, registry
 from phonkit.tasks.candidates import Rewrites, ranked
-from phonkit.tasks.metrics import Metric, Scored, summarize
+from phonkit.tasks.metrics import Metric, Scored, mean
 
 
 def selected_metrics(names: Sequence[str] | None) -> dict[str, Metric]:
@@ -75,5 +75,5 @@ def evaluate(
         for p, example, loss in zip(predictions, examples, nll, strict=False)
     ]
     per_item = {name: metric.item_scores(items) for name, metric in metrics.items()}
-    scores = {name: summarize(m, items, per_item[name]) for name, m in metrics.items()}
+    scores = {name: mean(per_item[name]) for name in metrics}  # never a plugin's own score
     return Evaluation(list(examples), items, scores, per_item)

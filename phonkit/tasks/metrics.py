@@ -31,14 +31,10 @@ class Metric:
         raise NotImplementedError
 
     def score(self, items: Sequence[Scored]) -> float:
+        """The mean item score: a convenience for a plugin's own tests; phonkit itself
+        always takes the mean of ``item_scores``, so a metric cannot disagree with it."""
         return mean(self.item_scores(items))
 
 
 def mean(scores: Sequence[float]) -> float:
     return sum(scores) / len(scores) if scores else float("nan")
-
-
-def summarize(metric: Metric, items: Sequence[Scored], item_scores: Sequence[float]) -> float:
-    """A metric's score over ``items`` whose item scores are known: their mean (see
-    :class:`Metric`; a plugin's own ``score`` is not consulted, so it cannot disagree)."""
-    return mean(item_scores)

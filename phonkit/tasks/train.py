@@ -15,7 +15,7 @@ from phonkit.data.corpora import CorpusRequest
 from phonkit.data.encoding import Example, Vocabularies, encode
 from phonkit.data.lexicon import DEFAULT_DECOMPOSITION, Lexicon
 from phonkit.data.split import HOLDS_NO_DEV, PROTOCOLS, Split, has_counts, stem_folds
-from phonkit.data.tsv import format_rows, write_atomic
+from phonkit.data.tsv import format_rows
 from phonkit.errors import InputError
 from phonkit.model.device import choose_device, resolve_precision
 from phonkit.model.factory import load_model, run_model
@@ -260,8 +260,8 @@ def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, f
     trainer = Trainer(
         model, train, dev, training, device, config.max_length, keeper(run), str(run.path)
     )
-    if (run.path / "checkpoint.pt").is_file():
-        trainer.restore(run.load_torch("checkpoint.pt"))
+    if (state := run.checkpoint()) is not None:
+        trainer.restore(state)
         say(f"{run.path}: resuming after epoch {trainer.epoch}")
     say(
         f"{run.path}: training {config.variant} on {device.type} in "
@@ -279,8 +279,8 @@ def keeper(run: Run) -> Callable[[Checkpoint], None]:
 
     def keep(checkpoint: Checkpoint) -> None:
         if checkpoint.best is not None:
-            run.save_torch("model.pt", checkpoint.best)
-        run.save_torch("checkpoint.pt", checkpoint.state)
+            run.save_weights(checkpoint.best)
+        run.save_checkpoint(checkpoint.state)
         run.write_history(checkpoint.history)
 
     return keep
@@ -304,7 +304,7 @@ def finish_run(run: Run, device: torch.device) -> dict[str, dict[str, float]]:
         if (examples := run.examples(split))
     }
     if "test" in results:
-        write_atomic(run.path / "predictions.tsv", format_rows(results["test"].rows(joiner)))
+        run.write_predictions(format_rows(results["test"].rows(joiner)))
     metrics = {split: found.scores if (found := results.get(split)) else {} for split in SPLITS}
-    run.write_json("metrics.json", metrics)
+    run.write_metrics(metrics)
     return metrics

@@ -21,7 +21,7 @@ from phonkit.run.directory import Run
 from phonkit.settings import FitConfig
 from phonkit.tasks.baseline import EditBaseline
 from phonkit.tasks.evaluate import evaluate
-from phonkit.tasks.metrics import Scored
+from phonkit.tasks.metrics import Scored, mean
 
 
 @dataclass
@@ -92,7 +92,7 @@ def score_unseen(
         [(ex.entry.bundle, spelled[ex.entry.lemma]) for ex in shown.held_out]
     )
     items = [Scored(g, ex.surface, math.nan) for g, ex in zip(guesses, shown.held_out, strict=True)]
-    scores = {name: metric.score(items) for name, metric in registry("metrics").items()}
+    scores = {name: mean(m.item_scores(items)) for name, m in registry("metrics").items()}
     return shown, {
         "model": result.scores,
         "baseline": {name: value for name, value in scores.items() if not math.isnan(value)},

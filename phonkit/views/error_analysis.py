@@ -20,7 +20,6 @@ from phonkit.data.tsv import read_rows
 from phonkit.errors import InputError, at
 from phonkit.run.directory import Run
 
-PREDICTIONS = "predictions.tsv"
 COLUMNS = ["lemma", "features", "gold", "prediction"]
 
 
@@ -141,17 +140,14 @@ class Analysis:
 def read_predictions(run: Run) -> list[Prediction]:
     """The test cells of ``predictions.tsv``, read with the run's transcriber; a run without
     them is unfinished, or had no test split."""
-    path = run.path / PREDICTIONS
+    path = run.predictions
     if not path.is_file() and run.finished:
         raise InputError(
             f"{run.path}: the run has no test cells (split {run.config.split.protocol!r}: "
             "every known cell trained, as phonkit fill does); nothing to analyse"
         )
     if not path.is_file():
-        raise InputError(
-            f"{run.path}: no test predictions ({PREDICTIONS}): the run is unfinished; "
-            f"go on with: phonkit train --resume --out {run.path}"
-        )
+        raise run.unfinished(f"no test predictions, {path.name}")
     split = run.transcriber().split
     rows = read_rows(path)
     first = next(rows, None)

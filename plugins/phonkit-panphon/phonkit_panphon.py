@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache, cached_property, lru_cache
 
-from phonkit.hookspecs import hookimpl
-from phonkit.tasks.metrics import Metric, Scored
+from phonkit.plugin import Metric, Scored, hookimpl
 
 
 class PanPhonMetric(Metric):

@@ -11,10 +11,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from phonkit.data.lexicon import PAD_ID
-from phonkit.hookspecs import hookimpl
-from phonkit.model.phonology import Phonology
-from phonkit.settings import ModelConfig
+from phonkit.plugin import PAD_ID, ModelConfig, Phonology, hookimpl
 
 
 class WeightedSum(Phonology):

@@ -1,5 +1,5 @@
 """CELEX2 (Baayen, Piepenbrock & Gulikers 1995; LDC96L14): the ``celex`` corpus; it registers the
-``disc`` transcriber too (:class:`phonkit.data.disc.Disc`, beside its tables).
+``disc`` transcriber too (:class:`phonkit.default_plugins.corpora.disc.Disc`, beside its tables).
 
 CELEX2 is licensed by the LDC and does not ship with phonkit. Point phonkit at a copy with
 ``--data-dir`` or ``$PHONKIT_CELEX``; the layout is the CD's,
@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from phonkit.data.corpora import Corpus, CorpusRequest, data_dir
-from phonkit.data.disc import Disc, strip_marks
+from phonkit.default_plugins.corpora.disc import Disc, strip_marks
 from phonkit.data.lexicon import Entry, Lexicon
 from phonkit.errors import InputError, at
 from phonkit.hookspecs import hookimpl

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from phonkit.errors import InputError
-from phonkit.experiments.launchers import read_settings
-from phonkit.hookspecs import hookimpl
+from phonkit.plugin import InputError, hookimpl, read_settings
 
 __version__ = "0.1.0"
 

@@ -8,7 +8,7 @@ import os
 import socket
 from dataclasses import dataclass
 
-from phonkit.errors import InputError
+from phonkit.plugin import InputError
 
 TRANSFERS = ("run", "record")
 CONNECT_SECONDS = 10.0

@@ -21,9 +21,7 @@ from typing import Any
 
 import ray
 
-from phonkit.data.tsv import write_atomic
-from phonkit.experiments.runner import Outcome, Planned, prepare
-from phonkit.progress import say
+from phonkit.plugin import Outcome, Planned, prepare, say, write_atomic
 from phonkit_ray import worker
 from phonkit_ray.cluster import Cluster, RaySettings
 

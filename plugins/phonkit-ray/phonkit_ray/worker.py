@@ -19,15 +19,24 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from phonkit.experiments.runner import Outcome, Planned, run_one
+from phonkit.plugin import (
+    CHECKPOINT,
+    METRICS,
+    PREDICTIONS,
+    RECORD,
+    WEIGHTS,
+    Outcome,
+    Planned,
+    run_one,
+)
 
 POLL_SECONDS = 1.0
 # The trainer writes the best weights before the checkpoint that names them, and scoring
 # writes metrics.json last because it marks the run finished: the driver writes in that order.
-FIRST = ("model.pt", "checkpoint.pt")
-LAST = "metrics.json"
+FIRST = (WEIGHTS, CHECKPOINT)
+LAST = METRICS
 # The compact record of a finished run: what the experiment's tables are made of.
-RECORD = ("config.json", "history.tsv", "predictions.tsv", "metrics.json")
+KEPT = (*RECORD, PREDICTIONS)
 
 
 @dataclass
@@ -68,7 +77,7 @@ def train(
             update = watch.update(whole_run and worker.is_alive())
             if update.files or update.log:
                 yield update
-        update = watch.update(True, None if whole_run else RECORD)
+        update = watch.update(True, None if whole_run else KEPT)
         update.outcome = (
             ended[0]
             if ended

@@ -1,0 +1,67 @@
+"""What a plugin imports: the one module a phonkit plugin needs (docs/plugins.md).
+
+The marker of hook implementations, the base class of every kind of registered thing, the
+values they receive and return, and for launchers the pieces of an experiment run::
+
+    from phonkit.plugin import Metric, hookimpl
+
+A plugin that imports only from here (and ``phonkit``) keeps working when phonkit's modules
+move. Names are imported on first use, so that loading a plugin stays light: a metric plugin
+does not import torch.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+#: Public name -> the module that defines it.
+EXPORTS = {
+    # the hooks
+    "hookimpl": "phonkit.hookspecs",
+    "InputError": "phonkit.errors",
+    "say": "phonkit.progress",
+    # corpora, transcribers, decompositions
+    "Corpus": "phonkit.data.corpora",
+    "CorpusRequest": "phonkit.data.corpora",
+    "unknown_language": "phonkit.data.corpora",
+    "Lexicon": "phonkit.data.lexicon",
+    "Entry": "phonkit.data.lexicon",
+    "Decomposition": "phonkit.data.lexicon",
+    "read_tsv": "phonkit.data.lexicon",
+    "Transcriber": "phonkit.data.transcription",
+    # model variants
+    "Phonology": "phonkit.model.phonology",
+    "ModelConfig": "phonkit.settings",
+    "PAD_ID": "phonkit.data.lexicon",
+    # metrics
+    "Metric": "phonkit.tasks.metrics",
+    "Scored": "phonkit.tasks.metrics",
+    # launchers
+    "Launcher": "phonkit.experiments.launchers",
+    "Session": "phonkit.experiments.launchers",
+    "Planned": "phonkit.experiments.launchers",
+    "Outcome": "phonkit.experiments.launchers",
+    "read_settings": "phonkit.experiments.launchers",
+    "prepare": "phonkit.experiments.runner",
+    "run_one": "phonkit.experiments.runner",
+    "write_atomic": "phonkit.data.tsv",
+    # the files of a run directory, in the order a copy writes them
+    "WEIGHTS": "phonkit.run.directory",
+    "CHECKPOINT": "phonkit.run.directory",
+    "METRICS": "phonkit.run.directory",
+    "PREDICTIONS": "phonkit.run.directory",
+    "RECORD": "phonkit.run.directory",
+}
+
+__all__ = list(EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in EXPORTS:
+        return getattr(import_module(EXPORTS[name]), name)
+    raise AttributeError(f"module 'phonkit.plugin' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
