@@ -12,7 +12,10 @@ PERMUTATIONS = 10_000
 
 
 def permutation_test(
-    a: Sequence[float], b: Sequence[float], permutations: int = PERMUTATIONS, seed: int = 0
+    a: Sequence[float] | np.ndarray,
+    b: Sequence[float] | np.ndarray,
+    permutations: int = PERMUTATIONS,
+    seed: int = 0,
 ) -> float:
     """Two-sided p-value for "A and B score the same": under that hypothesis the two scores of
     each item are exchangeable, so the mean difference is drawn again with each item's pair

@@ -77,7 +77,7 @@ class Inventory:
                 )
             )
         return [
-            attributes(morpheme, self.lang)[name] if kind == "stem" else ""
+            attributes(morpheme, self.lang or "")[name] if kind == "stem" else ""
             for morpheme, kind in zip(self.morphemes, self.kinds, strict=True)
         ]
 

@@ -559,9 +559,9 @@ def main(argv: list[str] | None = None) -> None:
         if isinstance(code, int) and code:
             sys.exit(code)
     except EXITS as done:
-        if done.exit_code == INTERRUPTED:
+        if getattr(done, "exit_code", 1) == INTERRUPTED:
             sys.exit(_interrupted())
-        sys.exit(done.exit_code)
+        sys.exit(getattr(done, "exit_code", 1))
     except ABORTS:
         sys.exit(_interrupted())
     except Interrupted as what:
@@ -569,7 +569,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(INTERRUPTED)
     except USAGE_ERRORS as error:
         print(f"phonkit: error: {_usage_message(error)}", file=sys.stderr)
-        sys.exit(error.exit_code)
+        sys.exit(getattr(error, "exit_code", 2))
     except InputError as error:
         print(f"phonkit: error: {in_flags(error)}", file=sys.stderr)
         sys.exit(2)
@@ -600,7 +600,7 @@ def plain_flags(command: Any) -> Any:
     return command
 
 
-def _usage_message(error: Exception) -> str:
+def _usage_message(error: BaseException) -> str:
     """Click's usage error as one line, with where to find help."""
     message = " ".join(error.format_message().split()).rstrip(".")  # type: ignore[attr-defined]
     context = getattr(error, "ctx", None)

@@ -26,6 +26,7 @@ from phonkit.errors import InputError
 from phonkit.settings import GROUPS, Setting, declared, every, parse
 
 PREFIX = {"model": "", "training": "", "fit": "fit-"}  # the fit's options: --fit-steps...
+ANNOTATED: Any = Annotated  # subscripted with types known at run time only
 SECTION = {"model": "Model settings", "training": "Training settings", "fit": "Fit settings"}
 
 
@@ -154,7 +155,7 @@ def _option(one: Setting, default: Any) -> inspect.Parameter:
         rich_help_panel=SECTION[one.group],
         show_default=False,
     )
-    annotation = Annotated[one.kind | None, option]  # type: ignore[operator]
+    annotation = ANNOTATED[one.kind | None, option]
     return inspect.Parameter(
         parameter(one), inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from phonkit.data.encoding import Example
@@ -133,7 +133,7 @@ def frequency_sample(examples: Sequence[Example], seed: int, k: int, draw: int =
     # Efraimidis & Spirakis (2006): the k largest keys u^(1/w) are a weighted draw without
     # replacement; log keys keep tiny weights from underflowing to 0.
     keys = (
-        (math.log(1.0 - rng.random()) / (examples[i].entry.count if weighted else 1.0), i)
+        (math.log(1.0 - rng.random()) / (examples[i].entry.count or 1.0 if weighted else 1.0), i)
         for i in usable
     )
     drawn = {i for _, i in heapq.nlargest(k, keys)}
@@ -161,7 +161,7 @@ def everything(examples: Sequence[Example], seed: int) -> Split:
     return Split(list(examples), [], [], 0, "all")
 
 
-PROTOCOLS = {
+PROTOCOLS: dict[str, Callable[..., Split]] = {
     "paradigms": paradigm_completion,
     "lemmas": unseen_lemmas,
     "sample": frequency_sample,

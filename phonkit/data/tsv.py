@@ -10,7 +10,7 @@ import tempfile
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from phonkit.errors import InputError, at
 
@@ -24,7 +24,7 @@ def open_bytes(path: Path) -> IO[bytes]:
     if path.suffix == ".xz":
         return lzma.open(path, "rb")
     if path.suffix == ".gz":
-        return gzip.open(path, "rb")
+        return cast(IO[bytes], gzip.open(path, "rb"))
     return path.open("rb")
 
 
@@ -52,7 +52,7 @@ def decode_lines(stream: Iterable[bytes], name: str) -> Iterator[tuple[int, str]
 
 
 def read_rows(
-    path: Path | None, name: str | None = None, stream: IO[bytes] | None = None
+    path: Path | None, name: str | None = None, stream: Iterable[bytes] | None = None
 ) -> Iterator[tuple[int, list[str]]]:
     """Yield ``(line number, columns)`` of a TSV file or stream, skipping blank lines."""
     if stream is None:

@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Sequence
 from functools import cache
 from importlib.metadata import version
+from typing import Any
 
 from phonkit.data.transcription import Transcriber
 from phonkit.default_plugins.transcription_cache import TranscriptionCache
@@ -35,7 +36,7 @@ CODES = {
 ARABIC_MARKS = {chr(c): None for c in range(0x064B, 0x0653)} | {"\u0670": None}
 
 #: Letters rewritten before epitran, per language (what its tables expect).
-BEFORE = {
+BEFORE: dict[str, dict[int, Any]] = {
     "tur": str.maketrans({"İ": "i", "I": "ı", "â": "a", "Â": "a", "î": "i", "û": "u"}),
     # The diaeresis only marks a syllable break (coëfficiënt); epitran's table lacks it.
     "nld": str.maketrans({"ë": "e", "ï": "i", "ö": "o", "ü": "u"}),

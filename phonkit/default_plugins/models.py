@@ -47,12 +47,12 @@ class PositionDependent(Attending):
     name = "pd"
     description = "position-dependent underlying form (attention over morphemes)"
 
-    def context(self, morphemes: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    def context(self, morphemes: Tensor) -> tuple[Tensor, Tensor, Tensor | float]:
         vectors = self.morpheme_vectors(morphemes)
         eps = self.noise(vectors[:, :1, :])  # one draw per word, shared by all its positions
         return vectors, morphemes != PAD_ID, eps
 
-    def emit(self, states: Tensor, context: tuple[Tensor, Tensor, Tensor]) -> Tensor:
+    def emit(self, states: Tensor, context: tuple[Tensor, Tensor, Tensor | float]) -> Tensor:
         vectors, mask, eps = context
         alpha = self.log_attention(states, vectors, mask).exp()
         underlying_forms = torch.einsum("btm,bmd->btd", alpha, vectors) + eps

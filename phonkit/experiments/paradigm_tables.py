@@ -61,7 +61,7 @@ def plan(
     for name, path in found.items():
         entries = read_table(path).entries()
         for fold in range(1, FOLDS + 1):
-            split = fold_split(entries, fold, base.training.seed)
+            split = fold_split(entries, fold, base.seed)
             if not split.test:
                 continue
             model, training = sized_settings(len(split.train), given)

@@ -23,6 +23,7 @@ from phonkit.experiments.paper import PAPER
 from phonkit.experiments.runner import finished_runs, read_outcomes, read_plan
 from phonkit.experiments.tables import figure, markdown, mean_std, p_value, show, write_table
 from phonkit.plugins import lookup
+from phonkit.settings import TrainConfig
 from phonkit.tasks.train import TrainRequest
 
 METRICS = ("acc", "mld", "nll")
@@ -78,7 +79,7 @@ def plan(
                     corpus=corpus,
                     request=replace(base.request, lang=lang),
                     variant=variant,
-                    training=replace(base.training, seed=seed),
+                    training=replace(base.training or TrainConfig(), seed=seed),
                 )
                 labels = {"lang": lang, "variant": variant, "seed": seed, "source": corpus}
                 runs.append(Planned(f"{lang}-{variant}-s{seed}", job, labels))
@@ -189,8 +190,8 @@ def _wide(langs, variants, cells, scores) -> tuple[list[str], list[list[str]]]:
                 paper = figure(mean_std(theirs)[0], m) if len(theirs) == len(complete) else ""
                 average.append(f"{ours} ({paper})" if paper else ours)
         rows.append(average)
-    paper = ["paper average (28 languages)", "", ""]
-    rows.append(paper + [value for v in variants for value in _paper(v, "average")])
+    average_of_paper = ["paper average (28 languages)", "", ""]
+    rows.append(average_of_paper + [value for v in variants for value in _paper(v, "average")])
     return header, rows
 
 

@@ -54,7 +54,7 @@ class Adam:
             parameters, means, squares = (list(column) for column in zip(*live, strict=True))
             grads = [parameter.grad for parameter in parameters]
             if group["weight_decay"]:
-                grads = torch._foreach_add(grads, parameters, alpha=group["weight_decay"])
+                grads = list(torch._foreach_add(grads, parameters, alpha=group["weight_decay"]))
             torch._foreach_lerp_(means, grads, 1 - b1)
             torch._foreach_mul_(squares, b2)
             torch._foreach_addcmul_(squares, grads, grads, value=1 - b2)
@@ -78,8 +78,8 @@ class Adam:
         self.steps = state["steps"]
         for group, lr in zip(self.param_groups, state["lr"], strict=True):
             group["lr"] = lr
-        for group, saved in zip(self.moments, state["moments"], strict=True):
-            for (mean, square), old in zip(group, saved, strict=True):
+        for moments, saved in zip(self.moments, state["moments"], strict=True):
+            for (mean, square), old in zip(moments, saved, strict=True):
                 if old is not None:
                     mean.copy_(old[0])
                     square.copy_(old[1])
@@ -117,7 +117,7 @@ def from_torch(state: dict[str, Any]) -> dict[str, Any]:
     numbered in group order, as both number them)."""
     moments, steps = [], 0
     for group in state["param_groups"]:
-        found = []
+        found: list[tuple[Any, Any] | None] = []
         for number in group["params"]:
             saved = state["state"].get(number)
             if saved is None:  # never stepped: zero moments

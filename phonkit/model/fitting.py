@@ -31,6 +31,8 @@ CHUNK = 2048  # known cells per forward pass: bounds memory, whatever the input 
 class ExtendedMorphemes(nn.Module):
     """The trained morpheme table, frozen, followed by trainable rows for new morphemes."""
 
+    trained: Tensor  # a buffer
+
     def __init__(self, trained: Tensor, start: Tensor, new: int):
         super().__init__()
         self.register_buffer("trained", trained.detach())
@@ -97,27 +99,28 @@ def fit_lemmas(
         model.spell(extended.morphemes, extended.symbols)
         start = torch.zeros_like(start)
     device = trained.device
-    model.morphemes = ExtendedMorphemes(trained, start, len(lemmas)).to(device)
+    table = ExtendedMorphemes(trained, start, len(lemmas)).to(device)
+    model.morphemes = table  # type: ignore[assignment]  # an embedding: weight and forward
     model.eval()
     for parameter in model.parameters():
-        parameter.requires_grad_(parameter is model.morphemes.new)
+        parameter.requires_grad_(parameter is table.new)
     chunks = _known_states(model, encode(evidence, extended).to(device))
     frozen = {name: getattr(model, name) for name in STATE_LAYERS if hasattr(model, name)}
     for name, layer in frozen.items():
         setattr(model, name, Remembering(layer))
-    adam = single(model.morphemes.new, config.lr)
+    adam = single(table.new, config.lr)
     for _ in range(config.steps):
-        model.morphemes.new.grad = None
+        table.new.grad = None
         for morphemes, states, targets in chunks:
             log_probs = model.emit(states, model.context(morphemes)).float()
             nll = -log_probs.gather(-1, targets[..., None]).squeeze(-1)
             nll.masked_fill(targets == PAD_ID, 0.0).sum().backward()
-        prior = 0.5 * config.prior_weight * model.morphemes.new.float().pow(2).sum()
+        prior = 0.5 * config.prior_weight * table.new.float().pow(2).sum()
         prior.backward()
         adam.step()
     for name, layer in frozen.items():
         setattr(model, name, layer)
-    model.morphemes.new.requires_grad_(False)
+    table.new.requires_grad_(False)
     return extended
 
 

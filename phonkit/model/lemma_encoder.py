@@ -20,7 +20,7 @@ subclasses it (:func:`with_lemma_encoder`), and runs without the setting read as
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol, TypeGuard, cast
 
 import torch
 import torch.nn.functional as F
@@ -35,6 +35,16 @@ UNKNOWN_RATE = 0.03  # encoder inputs replaced by <unk> in training, so <unk> me
 COPY_STATE_LAYERS = ("copy_query", "copy_gate_state")  # read only decoder states (fit caches)
 
 Speller = Callable[[Sequence[str]], list[tuple[str, ...]]]  # lemmas -> their symbols
+
+
+class Amortised(Protocol):
+    """What a model built with the lemma encoder adds to its variant."""
+
+    speller: Speller | None
+
+    def spell(self, morphemes: Vocabulary, symbols: Vocabulary) -> None: ...
+
+    def underlying_vectors(self) -> Tensor: ...
 
 
 class LemmaEncoder(nn.Module):
@@ -66,6 +76,7 @@ def with_lemma_encoder(variant: type[Phonology]) -> type[Phonology]:
 
     class Spelled(variant):  # type: ignore[valid-type, misc]
         amortised = True  # new lemmas start from the prior mean: residual 0 (fitting)
+        spellings: Tensor
 
         def __init__(self, n_symbols: int, n_morphemes: int, config: ModelConfig):
             super().__init__(n_symbols, n_morphemes, config)
@@ -209,9 +220,10 @@ def attach_speller(
             known.update(zip(new, speller(new), strict=True))
         return [known[lemma] for lemma in lemmas]
 
-    model.speller = remembered
-    model.spell(morphemes, symbols)
+    encoder = cast(Amortised, model)
+    encoder.speller = remembered
+    encoder.spell(morphemes, symbols)
 
 
-def has_lemma_encoder(model: nn.Module) -> bool:
+def has_lemma_encoder(model: object) -> TypeGuard[Amortised]:
     return getattr(model, "amortised", False)

@@ -9,7 +9,7 @@ it implements :meth:`Phonology.context` and :meth:`Phonology.emit`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import torch
 import torch.nn.functional as F
@@ -110,14 +110,15 @@ class Phonology(nn.Module):
     def input_gates(self) -> Tensor:
         """``W_ih e_s + b_ih + b_hh`` for every symbol s: at evaluation (no dropout) the LSTM's
         input side is a table lookup, which halves the work of a decoding step."""
-        return F.linear(self.symbols.weight, self.decoder.weight_ih_l0, self.decoder.bias_ih_l0) + (
-            self.decoder.bias_hh_l0
-        )
+        lstm = self.decoder
+        weights, bias = cast(Tensor, lstm.weight_ih_l0), cast(Tensor, lstm.bias_ih_l0)
+        return F.linear(self.symbols.weight, weights, bias) + cast(Tensor, lstm.bias_hh_l0)
 
     def step(self, previous: Tensor, context: Any, state: DecoderState) -> tuple[Tensor, Any]:
         """One decoding step from the previous symbols ``(batch,)``: the LSTM cell (gate order
         i, f, g, o, as in ``nn.LSTM``) and the variant's output distribution."""
-        gates = torch.addmm(state.table[previous], state.hidden, self.decoder.weight_hh_l0.T)
+        recurrent = cast(Tensor, self.decoder.weight_hh_l0)
+        gates = torch.addmm(state.table[previous], state.hidden, recurrent.T)
         i, f, g, o = gates.chunk(4, dim=-1)
         cell = torch.sigmoid(f) * state.cell + torch.sigmoid(i) * torch.tanh(g)
         hidden = torch.sigmoid(o) * torch.tanh(cell)

@@ -131,7 +131,7 @@ class RunConfig:
                     f"{'an object' if kind is dict else 'a list' if kind is list else 'a string'}",
                     where,
                 )
-        settings = {}
+        settings: dict[str, Any] = {}
         for key, kind in (("model", ModelConfig), ("training", TrainConfig)):
             unknown = sorted(set(config[key]) - {f.name for f in dataclasses.fields(kind)})
             if unknown:

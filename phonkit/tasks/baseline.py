@@ -129,4 +129,7 @@ class NearestFormBaseline:
         return next(iter(known.values()), ())
 
 
-TABLE_BASELINES = {"analogy": AnalogyBaseline, "nearest": NearestFormBaseline}
+TABLE_BASELINES: dict[str, type[AnalogyBaseline | NearestFormBaseline]] = {
+    "analogy": AnalogyBaseline,
+    "nearest": NearestFormBaseline,
+}

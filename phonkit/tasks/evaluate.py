@@ -29,7 +29,7 @@ class Evaluation:
 
     def rows(self, joiner: str) -> list[list[object]]:
         """Per-cell rows: lemma, features, gold, prediction, then each metric's item score."""
-        header = ["lemma", "features", "gold", "prediction", *self.item_scores]
+        header: list[object] = ["lemma", "features", "gold", "prediction", *self.item_scores]
         rows: list[list[object]] = [header]
         for number, (example, item) in enumerate(zip(self.examples, self.items, strict=False)):
             figures = [f"{scores[number]:.4g}" for scores in self.item_scores.values()]

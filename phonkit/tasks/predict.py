@@ -50,7 +50,7 @@ def read_cells(stream: IO[bytes], name: str) -> list[Cell]:
     return list(iter_cells(stream, name))
 
 
-def iter_cells(stream: IO[bytes], name: str) -> Iterator[Cell]:
+def iter_cells(stream: Iterable[bytes], name: str) -> Iterator[Cell]:
     """``lemma<TAB>features[<TAB>form[<TAB>extra...]]``, one row at a time; when the first
     row is wider than 3 columns, every row must have its width, so extra columns line up."""
     width: int | None = None

@@ -142,7 +142,7 @@ def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Spl
         )
     if protocol == "sample":
         split = PROTOCOLS[protocol](examples, seed, job.k, job.draw)
-    elif protocol == "folds":
+    elif protocol == "folds" and job.fold is not None:
         split = stem_folds(examples, seed, job.fold)
     else:
         split = PROTOCOLS[protocol](examples, seed)
@@ -305,6 +305,6 @@ def finish_run(run: Run, device: torch.device) -> dict[str, dict[str, float]]:
     }
     if "test" in results:
         run.write_predictions(format_rows(results["test"].rows(joiner)))
-    metrics = {split: found.scores if (found := results.get(split)) else {} for split in SPLITS}
-    run.write_metrics(metrics)
-    return metrics
+    scores = {split: found.scores if (found := results.get(split)) else {} for split in SPLITS}
+    run.write_metrics(scores)
+    return scores

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import cast
 
 from rich import box
+from rich.console import JustifyMethod
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
@@ -93,14 +95,15 @@ def paradigm_tables(paradigms: Sequence[Paradigm], joiner: str, run: str) -> Non
             + (f", {held_right}/{held} of the held-out cells" if held else "")
         )
         table = Table(title=Text(title), box=box.SIMPLE_HEAD, title_justify="left")
-        for column, justify in (
+        columns: tuple[tuple[str, JustifyMethod], ...] = (
             ("features", "left"),
             ("gold", "left"),
             ("from", "left"),
             ("model", "left"),
             ("surprisal", "right"),
             ("gold surprisal", "right"),
-        ):
+        )
+        for column, justify in columns:
             table.add_column(column, justify=justify)
         for cell in paradigm.cells:
             golds = " / ".join(dict.fromkeys(joiner.join(gold.surface) for gold in cell.golds))
@@ -147,7 +150,7 @@ def errors_summary(analysis: Analysis, joiner: str, title: str, examples: int, t
         box=box.SIMPLE_HEAD,
     )
     for column, justify in (("gold", "right"), ("", "center"), ("predicted", "left")):
-        table.add_column(column, justify=justify)
+        table.add_column(column, justify=cast(JustifyMethod, justify))
     table.add_column("errors", justify="right")
     table.add_column("e.g.")
     for kind in analysis.types[:top]:
@@ -178,7 +181,7 @@ def errors_summary(analysis: Analysis, joiner: str, title: str, examples: int, t
         ("", "left"),
         ("features", "left"),
     ):
-        listing.add_column(column, justify=justify)
+        listing.add_column(column, justify=cast(JustifyMethod, justify))
     for item, change in analysis.errors[:examples]:
         listing.add_row(
             Text(item.lemma, style="dim"),
@@ -234,7 +237,7 @@ def concordance_lines(lines: Sequence[Line], show_lines: int, title: str) -> Non
         ("left", "dim"),
         ("left", "dim"),
     ):
-        table.add_column(justify=justify, style=style)
+        table.add_column(justify=cast(JustifyMethod, justify), style=style)
     several = len({line.part for line in lines}) > 1
     for line in lines[:show_lines]:
         match = f"[{line.match}]" if plain else line.match

@@ -48,8 +48,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from phonkit.data.corpora import Corpus, CorpusRequest, data_dir
-from phonkit.default_plugins.corpora.disc import Disc, strip_marks
 from phonkit.data.lexicon import Entry, Lexicon
+from phonkit.default_plugins.corpora.disc import Disc, strip_marks
 from phonkit.errors import InputError, at
 from phonkit.hookspecs import hookimpl
 from phonkit.progress import say
@@ -384,8 +384,8 @@ def join(
         if wordform.id_num in empty:
             joined.add(wordform.id_num)  # counted once, as an empty phonology field
             continue
-        pronunciation = pronunciations.get(wordform.id_num)
-        if pronunciation is None:
+        found = pronunciations.get(wordform.id_num)
+        if found is None:
             skipped["no phonology"] += 1
             continue
         joined.add(wordform.id_num)
@@ -402,8 +402,8 @@ def join(
             # classes, so such a record says nothing about inflection
             skipped["no FlectType"] += 1
             continue
-        key = (wordform.id_num_lemma, wordform.flect_type, pronunciation.disc)
-        counts[key] = counts.get(key, 0) + pronunciation.count
+        key = (wordform.id_num_lemma, wordform.flect_type, found.disc)
+        counts[key] = counts.get(key, 0) + found.count
     unjoined = sum(1 for id_num in pronunciations if id_num not in joined)
 
     reports = {
