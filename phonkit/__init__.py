@@ -29,6 +29,8 @@ API = {
     "load": "phonkit.api",
     "train": "phonkit.api",
     "fill": "phonkit.api",
+    "experiment": "phonkit.api",
+    "Launch": "phonkit.experiments.runner",
     "read_table": "phonkit.data.table",
     "FillRequest": "phonkit.tasks.fill",
     "Model": "phonkit.api",

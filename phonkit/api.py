@@ -7,7 +7,7 @@ names the setting and the value); messages go to the ``phonkit`` logger (see doc
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -19,6 +19,8 @@ from phonkit.data.lexicon import Decomposition, Entry, parse_features, parse_lem
 from phonkit.data.table import ParadigmTable, read_table
 from phonkit.data.transcription import Transcriber
 from phonkit.errors import InputError
+from phonkit.experiments.launchers import Outcome
+from phonkit.experiments.runner import Launch
 from phonkit.model.device import choose_device
 from phonkit.model.factory import load_model
 from phonkit.model.phonology import Phonology
@@ -231,6 +233,36 @@ def fill(
     return fill_table(paradigm, request, Path(out) if out is not None else None, force, source)
 
 
+def experiment(
+    kind: str,
+    out: str | Path,
+    base: TrainRequest | None = None,
+    *,
+    launch: Launch | None = None,
+    force: bool = False,
+    **options: Any,
+) -> list[Outcome]:
+    """Run an experiment into the directory ``out`` as ``phonkit experiment KIND`` does, with
+    ``base``'s settings for every run (resumable: finished runs are reused), and write its
+    report. ``kind`` and its ``options``: ``unimorph`` (``langs``, ``variants``, ``seeds``,
+    ``permutations``), ``celex`` (``sizes``, ``draws``, ``variants``; ``base`` names the
+    corpus), ``tables`` (``folder``, ``variants``, ``permutations``). Returns the runs that
+    failed or were skipped."""
+    from phonkit.experiments import curve, paradigm_tables, unimorph
+
+    kinds: dict[str, Callable[..., list[Outcome]]] = {
+        "unimorph": unimorph.run,
+        "celex": curve.run,
+        "tables": paradigm_tables.run,
+    }
+    if kind not in kinds:
+        raise InputError(f"unknown experiment {kind!r}; experiments: {', '.join(kinds)}")
+    if "folder" in options:
+        options["folder"] = Path(options["folder"])
+    run = kinds[kind]
+    return run(out=Path(out), base=base or TrainRequest(), launch=launch, force=force, **options)
+
+
 def corpus(name: str) -> Corpus:
     """The corpus reader called ``name`` (``unimorph``, ``sample``, ``tsv``, a plugin's)."""
     return lookup("corpora", name)
@@ -268,6 +300,7 @@ __all__ = [
     "UnderlyingForms",
     "corpus",
     "decomposition",
+    "experiment",
     "fill",
     "load",
     "metric",

@@ -197,6 +197,14 @@ def test_experiment_tables_scores_variants_and_baselines_and_resumes(cli, gappy,
     assert "won" in (out / "results.md").read_text()
     second = cli(*args)
     assert second.code == 0 and second.err.count("reused") == 10
+    # The same experiment from Python has the same settings: every run is reused.
+    import phonkit
+
+    base = phonkit.TrainRequest(settings={"epochs": 2})
+    ended = phonkit.experiment("tables", out, base, folder=folder, variants=["pi"])
+    assert ended == []
+    outcomes = json.loads((out / "outcomes.json").read_text())
+    assert len(outcomes) == 10 and all(o["status"] == "finished" for o in outcomes.values())
 
 
 # -- small data: the model chooses among the analogy's candidates ------------------------------

@@ -8,9 +8,9 @@ import shutil
 import pytest
 
 from conftest import TINY
-from phonkit.default_plugins.transcription_cache import TranscriptionCache
 from phonkit.default_plugins import epitran_transcriber
 from phonkit.default_plugins.epitran_transcriber import Epitran, instance
+from phonkit.default_plugins.transcription_cache import TranscriptionCache
 from phonkit.errors import InputError
 
 

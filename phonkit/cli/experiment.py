@@ -3,7 +3,6 @@ and figures. Thin Typer commands over :mod:`phonkit.experiments`."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -29,7 +28,6 @@ from phonkit.cli.options import (
 from phonkit.cli.settings import setting_options
 from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.errors import InputError
-from phonkit.settings import ModelConfig, TrainConfig, split
 
 CELEX = {"batch_size": 32, "patience": 10}  # the learning curve's own defaults
 
@@ -91,26 +89,24 @@ def unimorph(
     and seed), then per-language and average ACC/MLD/NLL beside the paper's figures, and
     paired permutation tests between the variants. Finished runs are reused."""
     from phonkit.data.corpora import CorpusRequest
-    from phonkit.experiments import unimorph as kind
+    from phonkit.experiments import unimorph
     from phonkit.tasks.train import TrainRequest, choose_transcriber
 
-    at_least_one(jobs=jobs, max_entries=max_entries, permutations=permutations)
-    chosen = kind.languages(langs, data_dir)
-    model, training = _configs(settings)
+    at_least_one(max_entries=max_entries, permutations=permutations)
     base = TrainRequest(
         request=CorpusRequest(data_dir=data_dir),
         transcriber=choose_transcriber("unimorph", transcriber, ipa),
         morphemes=morphemes,
         device=device,
         max_entries=max_entries,
-        metrics=_metrics(metrics),
-        model=model,
-        training=training,
+        metrics=names(metrics, "--metrics") if metrics else None,
+        settings=dict(settings or {}),
     )
-    plan = kind.plan(chosen, _variants(variants), numbers(seeds, "--seeds"), base)
-    settings = _settings(base) | {"data_dir": str(base.request.root.resolve())}
-    launch = (launcher, launcher_setting, jobs)
-    _run(out, "unimorph", settings, plan, launch, force, lambda: kind.report(out, permutations))
+    seeds_run = numbers(seeds, "--seeds")
+    launch = _launch(launcher, launcher_setting, jobs)
+    _exit(
+        unimorph.run(out, base, langs, _variants(variants), seeds_run, launch, permutations, force)
+    )
 
 
 @experiment_app.command("celex")
@@ -147,14 +143,10 @@ def celex(
     tables and a three-panel figure. Works on any corpus with counts (--corpus tsv --path
     FILE --columns lemma,form,features,count). Finished runs are reused."""
     from phonkit.data.corpora import CorpusRequest
-    from phonkit.experiments import curve as kind
-    from phonkit.plugins import lookup
+    from phonkit.experiments import curve
     from phonkit.tasks.train import TrainRequest, choose_transcriber
 
-    at_least_one(jobs=jobs, draws=draws)
-    lookup("corpora", corpus)
-    out = out or Path("experiments") / f"{corpus}-{lang}"
-    model, training = _configs(CELEX | (settings or {}))
+    at_least_one(draws=draws)
     request = CorpusRequest(
         lang, data_dir, path, columns, key_values(corpus_option, "--corpus-option")
     )
@@ -164,24 +156,12 @@ def celex(
         transcriber=choose_transcriber(corpus, transcriber, ipa),
         morphemes=morphemes,
         device=device,
-        model=model,
-        training=replace(training, seed=seed),
-        metrics=_metrics(metrics),
+        settings=CELEX | (settings or {}) | {"seed": seed},
+        metrics=names(metrics, "--metrics") if metrics else None,
     )
-    sizes = numbers(k, "--k")
-    kind.check_sizes(lookup("corpora", corpus).read(request), sizes)  # before any run starts
-    plan = kind.plan(sizes, draws, _variants(variants), base)
-    settings = _settings(base) | {
-        "corpus": corpus,
-        "lang": lang,
-        "path": path,
-        "columns": columns,
-        "options": request.options,
-        "data_dir": str(data_dir.resolve()) if data_dir else None,
-        "seed": seed,
-    }
-    launch = (launcher, launcher_setting, jobs)
-    _run(out, "celex", settings, plan, launch, force, lambda: kind.report(out))
+    out = out or Path("experiments") / f"{corpus}-{lang}"
+    launch = _launch(launcher, launcher_setting, jobs)
+    _exit(curve.run(out, base, numbers(k, "--k"), draws, _variants(variants), launch, force))
 
 
 @experiment_app.command("tables")
@@ -208,23 +188,16 @@ def tables(
     of its size (as phonkit fill), beside the analogy and nearest-form baselines; ACC and
     MLD per table, means, tables won and lost against the analogy. Finished runs are
     reused."""
-    from phonkit.experiments import paradigm_tables as kind
+    from phonkit.experiments import paradigm_tables
     from phonkit.tasks.train import TrainRequest
 
-    at_least_one(jobs=jobs, permutations=permutations)
-    found = kind.tables(folder)
-    given = dict(settings or {})
-    base = TrainRequest(transcriber=transcriber, device=device, training=TrainConfig(seed=seed))
-    plan = kind.plan(found, _variants(variants), base, given)
+    at_least_one(permutations=permutations)
+    given = (settings or {}) | {"seed": seed}
+    base = TrainRequest(transcriber=transcriber, device=device, settings=given)
     out = out or Path("experiments") / f"tables-{folder.resolve().name}"
-    settings = {
-        "folder": str(folder.resolve()),
-        "transcriber": transcriber,
-        "seed": seed,
-        "settings": given,
-    }
-    launch = (launcher, launcher_setting, jobs)
-    _run(out, "tables", settings, plan, launch, force, lambda: kind.report(out, permutations))
+    launch = _launch(launcher, launcher_setting, jobs)
+    runs = paradigm_tables.run(out, folder, base, _variants(variants), launch, permutations, force)
+    _exit(runs)
 
 
 @experiment_app.command("report")
@@ -271,72 +244,14 @@ def _variants(text: str) -> list[str]:
     return found
 
 
-def _metrics(text: str | None) -> list[str] | None:
-    """The metrics to score; the experiments' tables need acc, mld and nll."""
-    if text is None:
-        return None
-    from phonkit.tasks.evaluate import selected_metrics
+def _launch(launcher: str, settings: list[str], jobs: int):
+    from phonkit.experiments.runner import Launch
 
-    chosen = list(selected_metrics(names(text, "--metrics")))
-    return chosen + [m for m in ("acc", "mld", "nll") if m not in chosen]
+    at_least_one(jobs=jobs)
+    return Launch(launcher, key_values(settings, "-L"), jobs)
 
 
-def _configs(settings: dict[str, Any] | None) -> tuple[ModelConfig, TrainConfig]:
-    """The model and training configurations of every run of an experiment: the settings
-    given, the declared defaults for the others."""
-    parts = split(settings or {})
-    return ModelConfig(**parts["model"]), TrainConfig(**parts["training"])
-
-
-def _settings(base) -> dict:
-    """What must match for an experiment directory's finished runs to be reused."""
-    from phonkit.model.device import choose_device
-    from phonkit.plugins import lookup
-
-    choose_device(base.device)  # a device that is not there is a usage error, before any run
-    training = asdict(base.training)
-    training.pop("seed")
-    lookup("decompositions", base.morphemes)
-    return {
-        "transcriber": base.transcriber,
-        "morphemes": base.morphemes,
-        "model": base.model.to_json(),
-        "training": training,
-        "max_entries": base.max_entries,
-        "metrics": base.metrics,
-    }
-
-
-def _run(out: Path, kind: str, settings: dict, plan, launch, force: bool, report) -> None:
-    """Run the plan in ``out`` with overall progress, write the tables, and exit 1 if any run
-    failed (the others are kept; running the command again retries it). ``launch`` is the
-    launcher's name, its ``-L`` settings and ``--jobs``."""
-    from phonkit.experiments import launchers
-    from phonkit.experiments.runner import execute, open_experiment, progress_reporter
-    from phonkit.progress import say
-
-    name, launcher_settings, jobs = launch
-    # Before anything is written: a bad setting or an unreachable cluster leaves --out alone.
-    session = launchers.start(name, key_values(launcher_settings, "-L"), jobs)
-    try:
-        open_experiment(out, kind, settings, force)
-        say(f"{out}: {len(plan)} runs, {session.summary(len(plan))} (logs in {out / 'logs'})")
-        bar, on_outcome = progress_reporter(len(plan))
-        with bar:
-            outcomes = execute(plan, out, on_outcome=on_outcome, session=session)
-    finally:
-        session.close()
-    report()
-    names_planned = {planned.name for planned in plan}
-    failed = [o for o in outcomes.values() if o.status == "failed" and o.name in names_planned]
-    skipped = [o for o in outcomes.values() if o.status == "skipped" and o.name in names_planned]
-    if skipped:
-        say(
-            f"warning: {len(skipped)} runs skipped (their data could not make a run; see the table)"
-        )
-    if failed:
-        say(
-            f"{len(failed)} runs failed (see {out / 'logs'}); run the same command again to retry "
-            "them"
-        )
+def _exit(ended) -> None:
+    """Exit 1 when a run failed (the others are kept; the same command retries it)."""
+    if any(outcome.status == "failed" for outcome in ended):
         raise typer.Exit(1)

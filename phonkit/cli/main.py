@@ -114,7 +114,7 @@ def train(
         transcriber="none" if resume else choose_transcriber(corpus, transcriber, ipa),
         variant=variant,
         morphemes=morphemes,
-        split="sample" if k is not None and split == "paradigms" else split,
+        split=split,
         k=k,
         draw=draw,
         fold=fold,

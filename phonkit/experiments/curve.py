@@ -12,9 +12,18 @@ from pathlib import Path
 from phonkit.data.lexicon import Lexicon
 from phonkit.data.split import drawable
 from phonkit.data.tsv import write_atomic
-from phonkit.experiments.launchers import Planned
-from phonkit.experiments.runner import finished_runs, read_outcomes, read_plan
+from phonkit.experiments.launchers import Outcome, Planned
+from phonkit.experiments.runner import (
+    Launch,
+    finished_runs,
+    read_outcomes,
+    read_plan,
+    reuse_settings,
+    run_experiment,
+    with_configs,
+)
 from phonkit.experiments.tables import figure, markdown, mean_std, show, write_table
+from phonkit.plugins import lookup
 from phonkit.progress import say
 from phonkit.tasks.train import TrainRequest
 
@@ -28,6 +37,36 @@ def check_sizes(lexicon: Lexicon, sizes: Sequence[int]) -> None:
     drawable(lexicon.entries, max(sizes), lexicon.name)
     if not any(entry.count for entry in lexicon.entries):
         say(f"{lexicon.name} has no token counts: each k-sample is drawn uniformly")
+
+
+def run(
+    out: Path,
+    base: TrainRequest,
+    sizes: Sequence[int] = (200, 400, 600, 800),
+    draws: int = 10,
+    variants: Sequence[str] = ("pi", "pd", "joint"),
+    launch: Launch | None = None,
+    force: bool = False,
+) -> list[Outcome]:
+    """The learning curve in ``out``: for each k of ``sizes``, ``draws`` k-samples of
+    ``base``'s corpus, every variant trained on each with ``base``'s settings, then the
+    report; the runs that failed or were skipped."""
+    base = with_configs(base)
+    check_sizes(lookup("corpora", base.corpus).read(base.request), sizes)  # before any run
+    runs = plan(sizes, draws, [lookup("models", v).name for v in variants], base)
+    request = base.request
+    settings = reuse_settings(base) | {
+        "corpus": base.corpus,
+        "lang": request.lang,
+        "path": request.path,
+        "columns": request.columns,
+        "options": request.options,
+        "data_dir": str(request.data_dir.resolve()) if request.data_dir else None,
+        "seed": base.seed,
+    }
+    return run_experiment(
+        out, "celex", settings, runs, launch or Launch(), force, lambda: report(out)
+    )
 
 
 def plan(

@@ -50,7 +50,6 @@ class Outcome:
     seconds: float = 0.0
 
 
-
 class Session(Protocol):
     """A launcher ready to train runs (connected to its cluster, if it has one)."""
 

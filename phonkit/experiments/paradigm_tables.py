@@ -24,10 +24,16 @@ from phonkit.data.lexicon import segment
 from phonkit.data.table import FOLDS, ParadigmTable, fold_split, read_table
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
-from phonkit.experiments.launchers import Planned
-from phonkit.experiments.runner import finished_runs, read_outcomes, read_plan
+from phonkit.experiments.launchers import Outcome, Planned
+from phonkit.experiments.runner import (
+    Launch,
+    finished_runs,
+    read_outcomes,
+    read_plan,
+    run_experiment,
+)
 from phonkit.experiments.tables import markdown, mean_std, p_value, show, write_table
-from phonkit.settings import sized_settings
+from phonkit.plugins import lookup
 from phonkit.tasks.baseline import TABLE_BASELINES
 from phonkit.tasks.train import TrainRequest
 
@@ -49,6 +55,32 @@ def tables(folder: Path) -> dict[str, Path]:
     return found
 
 
+def run(
+    out: Path,
+    folder: Path,
+    base: TrainRequest,
+    variants: Sequence[str] = ("pi", "pd", "joint"),
+    launch: Launch | None = None,
+    permutations: int = PERMUTATIONS,
+    force: bool = False,
+) -> list[Outcome]:
+    """The table benchmark of ``folder`` in ``out``: every variant on every fold of every
+    table, each run with the settings of its size and ``base.settings`` on top (its seed:
+    also the held-out cells'), then the report; the runs that failed or were skipped."""
+    found = tables(folder)
+    given = {key: value for key, value in base.settings.items() if key != "seed"}
+    runs = plan(found, [lookup("models", v).name for v in variants], base, given)
+    settings = {
+        "folder": str(folder.resolve()),
+        "transcriber": base.transcriber,
+        "seed": base.seed,
+        "settings": given,
+    }
+    return run_experiment(
+        out, "tables", settings, runs, launch or Launch(), force, lambda: report(out, permutations)
+    )
+
+
 def plan(
     found: Mapping[str, Path],
     variants: Sequence[str],
@@ -56,7 +88,7 @@ def plan(
     given: Mapping[str, Any],
 ) -> list[Planned]:
     """One run per (table, fold, variant) for every fold that holds out a cell; each run has
-    the settings of its training size with ``given`` on top."""
+    the settings of its training size with ``given`` on top, and ``base``'s seed."""
     runs = []
     for name, path in found.items():
         entries = read_table(path).entries()
@@ -64,7 +96,6 @@ def plan(
             split = fold_split(entries, fold, base.seed)
             if not split.test:
                 continue
-            model, training = sized_settings(len(split.train), given)
             for variant in variants:
                 job = TrainRequest(
                     corpus="table",
@@ -73,8 +104,7 @@ def plan(
                     variant=variant,
                     split="folds",
                     fold=fold,
-                    model=model,
-                    training=training,
+                    settings={**given, "seed": base.seed},
                     device=base.device,
                     metrics=["acc", "mld"],
                 )

@@ -15,23 +15,109 @@ import shutil
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import redirect_stderr
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
 from phonkit.experiments.launchers import Outcome, Planned, Session
-from phonkit.progress import show_messages
+from phonkit.progress import say, show_messages
 from phonkit.run.directory import Run, clear, is_finished, is_run
 from phonkit.run.lock import RunLock
-from phonkit.tasks.train import start_run, train_run
+from phonkit.settings import SMALL, ModelConfig, TrainConfig
+from phonkit.tasks.evaluate import selected_metrics
+from phonkit.tasks.train import TrainRequest, start_run, train_run
 
 MANIFEST = "experiment.json"
 OUTCOMES = "outcomes.json"
 PLAN = "plan.json"
+SCORED = ("acc", "mld", "nll")  # the metrics every experiment's tables need
+
+
+@dataclass(frozen=True)
+class Launch:
+    """Where an experiment's runs train: the launcher, its settings (``-L KEY=VALUE``) and
+    the local launcher's runs at once."""
+
+    launcher: str = "local"
+    settings: Mapping[str, str] = field(default_factory=dict)
+    jobs: int = 1
+
+
+def run_experiment(
+    root: Path,
+    kind: str,
+    settings: dict[str, Any],
+    plan: Sequence[Planned],
+    launch: Launch,
+    force: bool,
+    report: Callable[[], None],
+) -> list[Outcome]:
+    """Run ``plan`` in the experiment directory ``root`` (of ``kind``, made with
+    ``settings``: finished runs are reused only under the same ones; ``force`` starts over)
+    with overall progress, then write the tables (``report``). Returns the planned runs that
+    failed or were skipped; the others are kept, and running the plan again retries them."""
+    from phonkit.experiments import launchers
+
+    # Before anything is written: a bad setting or an unreachable cluster leaves root alone.
+    session = launchers.start(launch.launcher, launch.settings, launch.jobs)
+    try:
+        open_experiment(root, kind, settings, force)
+        say(f"{root}: {len(plan)} runs, {session.summary(len(plan))} (logs in {root / 'logs'})")
+        bar, on_outcome = progress_reporter(len(plan))
+        with bar:
+            outcomes = execute(plan, root, on_outcome=on_outcome, session=session)
+    finally:
+        session.close()
+    report()
+    planned = {one.name for one in plan}
+    ended = [o for o in outcomes.values() if o.name in planned and o.status != "finished"]
+    skipped = sum(o.status == "skipped" for o in ended)
+    if skipped:
+        say(f"warning: {skipped} runs skipped (their data could not make a run; see the table)")
+    if len(ended) > skipped:
+        say(
+            f"{len(ended) - skipped} runs failed (see {root / 'logs'}); run the same experiment "
+            "again to retry them"
+        )
+    return ended
+
+
+def with_configs(base: TrainRequest) -> TrainRequest:
+    """``base`` with every run's model and training settings made explicit (the declared
+    defaults, ``base.settings`` on top) and the metrics the tables need, so that each run
+    of an experiment has the same settings whatever its data's size."""
+    model, training = base.configs(SMALL)
+    metrics = base.metrics
+    if metrics is not None:
+        chosen = list(selected_metrics(metrics))
+        metrics = chosen + [m for m in SCORED if m not in chosen]
+    return TrainRequest(
+        **{**vars(base), "model": model, "training": training, "settings": {}, "metrics": metrics}
+    )
+
+
+def reuse_settings(base: TrainRequest) -> dict[str, Any]:
+    """What must match for an experiment directory's finished runs to be reused."""
+    from phonkit.model.device import choose_device
+    from phonkit.plugins import lookup
+
+    choose_device(base.device)  # a device that is not there is a usage error, before any run
+    lookup("decompositions", base.morphemes)
+    model, training = base.model or ModelConfig(), base.training or TrainConfig()
+    kept = asdict(training)
+    kept.pop("seed")
+    return {
+        "transcriber": base.transcriber,
+        "morphemes": base.morphemes,
+        "model": model.to_json(),
+        "training": kept,
+        "max_entries": base.max_entries,
+        "metrics": base.metrics,
+    }
 
 
 def open_experiment(root: Path, kind: str, settings: dict[str, Any], force: bool) -> None:
@@ -110,11 +196,7 @@ def finished_runs(root: Path) -> dict[str, Run]:
     folder = root / "runs"
     if not folder.is_dir():
         return {}
-    return {
-        path.name: Run(path)
-        for path in sorted(folder.iterdir())
-        if is_finished(path)
-    }
+    return {path.name: Run(path) for path in sorted(folder.iterdir()) if is_finished(path)}
 
 
 def run_one(planned: Planned, root: Path, threads: int | None = None) -> Outcome:

@@ -18,9 +18,17 @@ from phonkit.analysis.significance import PERMUTATIONS, compare
 from phonkit.data.corpora import LANGUAGES, CorpusRequest
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
-from phonkit.experiments.launchers import Planned
+from phonkit.experiments.launchers import Outcome, Planned
 from phonkit.experiments.paper import PAPER
-from phonkit.experiments.runner import finished_runs, read_outcomes, read_plan
+from phonkit.experiments.runner import (
+    Launch,
+    finished_runs,
+    read_outcomes,
+    read_plan,
+    reuse_settings,
+    run_experiment,
+    with_configs,
+)
 from phonkit.experiments.tables import figure, markdown, mean_std, p_value, show, write_table
 from phonkit.plugins import lookup
 from phonkit.settings import TrainConfig
@@ -64,6 +72,29 @@ def languages(spec: str, data_dir: Path | None) -> dict[str, str]:
             f"{CorpusRequest(data_dir=data_dir).root}; available: {', '.join(available) or 'none'}"
         )
     return {lang: corpus for lang, corpus in found.items() if corpus}
+
+
+def run(
+    out: Path,
+    base: TrainRequest,
+    langs: str = "all",
+    variants: Sequence[str] = ("pi", "pd", "joint"),
+    seeds: Sequence[int] = (1,),
+    launch: Launch | None = None,
+    permutations: int = PERMUTATIONS,
+    force: bool = False,
+) -> list[Outcome]:
+    """The UniMorph table in ``out``: ``variants`` on ``langs`` (ISO codes, comma-separated,
+    or ``all``) with ``base``'s settings, one run per seed, then the report; the runs that
+    failed or were skipped."""
+    base = with_configs(base)
+    chosen = languages(langs, base.request.data_dir)
+    runs = plan(chosen, [lookup("models", v).name for v in variants], seeds, base)
+    settings = reuse_settings(base) | {"data_dir": str(base.request.root.resolve())}
+    return run_experiment(
+        out, "unimorph", settings, runs, launch or Launch(), force,
+        lambda: report(out, permutations),
+    )  # fmt: skip
 
 
 def plan(

@@ -1,7 +1,7 @@
 """Filling a paradigm table: train on its known cells, predict its empty ones.
 
 ``phonkit fill TABLE`` and :func:`phonkit.fill` come here. The settings are chosen from the
-table's size (:func:`phonkit.settings.sized_settings`; every setting the user gives
+table's size (:func:`phonkit.settings.sized`; every setting the user gives
 overrides them); the whole table trains (no dev split, the ``all`` protocol), in a run
 directory that is kept when ``out`` is given, so that ``predict``, ``uf``, ``paradigm`` and
 the other commands work on it as on any run.
@@ -22,10 +22,10 @@ from phonkit.data.table import Gap, ParadigmTable
 from phonkit.model.device import choose_device
 from phonkit.model.factory import load_model
 from phonkit.progress import say
-from phonkit.run.directory import Run, writing
-from phonkit.settings import SMALL, sized_settings
+from phonkit.run.directory import Run
+from phonkit.settings import SMALL
 from phonkit.tasks.predict import Cell, PredictOptions, Predictor
-from phonkit.tasks.train import TrainRequest, start_run, train_run
+from phonkit.tasks.train import TrainRequest, train
 
 
 @dataclass
@@ -100,18 +100,15 @@ def fill(
         return FilledTable(table, [], unfillable)
     job = fill_job(table, request, source)
     threads = one_thread() if table.known() < SMALL else nullcontext()
-    with _run_directory(out) as path, writing(path), threads:
-        Run.check_target(path, force)
-        run = start_run(job, path, force, table.lexicon())
-        train_run(run)
+    with _run_directory(out) as path, threads:
+        run, _ = train(job, path, force, lexicon=table.lexicon())
         fillings = predict_gaps(run, table, fillable, request)
     return FilledTable(table, fillings, unfillable)
 
 
 def fill_job(table: ParadigmTable, request: FillRequest, source: str | None) -> TrainRequest:
-    """The training of a table: every known cell trains, with the sized settings and the
-    user's on top."""
-    model, training = sized_settings(table.known(), request.settings)
+    """The training of a table: every known cell trains, with the settings of its size and
+    the user's on top."""
     options = {"delimiter": table.delimiter, "header": "yes" if table.header else "no"}
     if table.stem_column is not None:
         options["stem_column"] = str(table.stem_column + 1)
@@ -121,8 +118,7 @@ def fill_job(table: ParadigmTable, request: FillRequest, source: str | None) -> 
         transcriber=request.transcriber,
         variant=request.variant,
         split="all",
-        model=model,
-        training=training,
+        settings=dict(request.settings),
         device=request.device,
     )
 

@@ -52,6 +52,11 @@ class TrainRequest:
     metrics: list[str] | None = None  # scored at the end; None: every installed metric
 
     @property
+    def protocol(self) -> str:
+        """The split protocol: ``paradigms`` with a ``k`` is the k-sample."""
+        return "sample" if self.k is not None and self.split == "paradigms" else self.split
+
+    @property
     def seed(self) -> int:
         """The seed of the split and of training."""
         return self.settings.get("seed", (self.training or TrainConfig()).seed)
@@ -122,7 +127,7 @@ def surface_examples(
 
 
 def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Split:
-    protocol, seed = job.split, job.seed
+    protocol, seed = job.protocol, job.seed
     if protocol not in PROTOCOLS:
         raise InputError(f"unknown split {protocol!r}; use {', '.join(PROTOCOLS)}")
     if protocol == "sample" and job.k is None:
@@ -171,11 +176,16 @@ def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Spl
 
 
 def train(
-    job: TrainRequest, out: Path | None = None, force: bool = False, resume: bool = False
+    job: TrainRequest,
+    out: Path | None = None,
+    force: bool = False,
+    resume: bool = False,
+    lexicon: Lexicon | None = None,
 ) -> tuple[Run, dict[str, dict[str, float]]]:
     """Train a run as ``job`` asks into ``out`` (default: :func:`default_run_dir`; ``force``
-    replaces a run there), or with ``resume`` go on training the unfinished run in ``out``
-    (on ``job.device`` unless that is ``auto``); the run and its dev and test scores."""
+    replaces a run there; ``lexicon``: the corpus, read already), or with ``resume`` go on
+    training the unfinished run in ``out`` (on ``job.device`` unless that is ``auto``); the
+    run and its dev and test scores."""
     if resume:
         if out is None:
             raise InputError("resume needs out, the run to go on with", setting=("resume", "out"))
@@ -187,7 +197,7 @@ def train(
     out = out or default_run_dir(job)
     with writing(out):
         Run.check_target(out, force)  # before the corpus is read
-        run = start_run(job, out, force)
+        run = start_run(job, out, force, lexicon)
         return run, train_run(run)
 
 
