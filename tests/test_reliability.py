@@ -81,13 +81,16 @@ def test_a_stale_lock_is_taken_over_and_said_so(tmp_path, capsys):
 
 def test_a_second_writer_is_refused_and_a_killed_ones_lock_is_stale(cli, lexicon_file, tmp_path):
     out = tmp_path / "r"
-    first = _phonkit(*_train_args(lexicon_file, out, "--dim", "8", "--epochs", "200"))
+    # Epochs no run reaches and a patience no plateau reaches: the first writer cannot end
+    # (at the bound or the learning-rate floor) before the others have been refused.
+    endless = ("--dim", "8", "--epochs", "100000", "--patience", "100000")
+    first = _phonkit(*_train_args(lexicon_file, out, *endless))
     try:
-        _wait_for(first.stderr, b"epoch 1/200")
+        _wait_for(first.stderr, b"epoch 1/100000")
         config = (out / "config.json").read_bytes()
         second = cli(*_train_args(lexicon_file, out, *TINY, "--force"))
         assert second.code == 2
-        assert f"pid {first.pid} on " in second.err and "--epochs 200" in second.err
+        assert f"pid {first.pid} on " in second.err and "--epochs 100000" in second.err
         assert "another phonkit process is writing this run directory" in second.err
         resume = cli("train", "--resume", "--out", str(out))
         assert resume.code == 2 and f"pid {first.pid}" in resume.err
@@ -114,12 +117,12 @@ def test_a_second_writer_is_refused_and_a_killed_ones_lock_is_stale(cli, lexicon
 
 def test_ctrl_c_in_training_says_what_was_kept(lexicon_file, tmp_path, cli):
     out = tmp_path / "r"
-    # A patience no plateau reaches keeps the learning rate up, so the 200 epochs cannot
-    # end (at the learning-rate floor) before the signal lands, however fast they are.
-    args = ("--dim", "8", "--epochs", "200", "--patience", "1000")
+    # Epochs no run reaches and a patience no plateau reaches: the training cannot end (at
+    # the bound or the learning-rate floor) before the signal lands, however fast it is.
+    args = ("--dim", "8", "--epochs", "100000", "--patience", "100000")
     process = _phonkit(*_train_args(lexicon_file, out, *args))
     try:
-        _wait_for(process.stderr, b"epoch 1/200")
+        _wait_for(process.stderr, b"epoch 1/100000")
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=120)
     finally:
