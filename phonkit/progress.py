@@ -1,6 +1,6 @@
 """Messages for the user. The library logs them to the ``phonkit`` logger (``warning: ...``
 at level WARNING, the rest at INFO) and prints nothing; the command line shows them on stderr
-(:func:`show_messages`). Bars animate only on a terminal."""
+(:func:`show_messages`). Bars are drawn only where it shows them, and only on a terminal."""
 
 from __future__ import annotations
 
@@ -51,6 +51,13 @@ class StderrHandler(logging.Handler):
         stderr_console().print(text, highlight=False, markup=False, soft_wrap=True)
 
 
+def bars() -> bool:
+    """Whether progress bars are drawn: where the messages are shown on stderr (the command
+    line's choice, :func:`show_messages`) and stderr is a terminal."""
+    shown = any(isinstance(handler, StderrHandler) for handler in log.handlers)
+    return shown and stderr_console().is_terminal
+
+
 def show_messages(wording: Wording | None = None) -> None:
     """Show the library's messages (level INFO and above) on stderr: the command line's
     choice, with its ``wording`` of settings. They still reach handlers on the root logger
@@ -78,7 +85,7 @@ class TrainingProgress:
             MofNCompleteColumn(),
             TextColumn("{task.fields[figures]}"),
             console=self.console,
-            disable=not self.console.is_terminal,
+            disable=not bars(),
             transient=True,
         )
         self.task = self.progress.add_task(

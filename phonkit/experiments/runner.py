@@ -24,7 +24,7 @@ from typing import Any
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
 from phonkit.experiments.launchers import Outcome, Planned, Session
-from phonkit.progress import say, show_messages
+from phonkit.progress import bars, say, show_messages
 from phonkit.run.directory import Run, clear, is_finished, is_run
 from phonkit.run.lock import RunLock
 from phonkit.settings import SMALL, ModelConfig, TrainConfig
@@ -316,7 +316,7 @@ def progress_reporter(total: int) -> tuple[Any, Callable[[int, Outcome], None]]:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=console,
-        disable=not console.is_terminal,
+        disable=not (bars() and console.is_terminal),
         redirect_stdout=False,
         redirect_stderr=False,
     )
