@@ -158,6 +158,9 @@ def test_fill_keeps_its_run_for_the_other_commands(cli, gappy, tmp_path):
     assert result.code == 0 and result.out.split("\t")[2].strip()
     paradigm = cli("paradigm", "-m", str(out), "2")
     assert paradigm.code == 0 and paradigm.out.count("\n") == 4  # header and three cells
+    rows = [line.split("\t") for line in paradigm.out.splitlines()]
+    shown = {row[rows[0].index("features")]: row[rows[0].index("prediction")] for row in rows}
+    assert shown["3"] == result.out.split("\t")[2].strip()  # the form predict gives the gap
     for command in (("errors",), ("evaluate",)):
         result = cli(*command, "-m", str(out))
         assert result.code == 2 and "the run has no test cells" in result.err

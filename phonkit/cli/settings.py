@@ -124,6 +124,8 @@ def setting_options(
             if p.name != "settings"
         ]
         added = [_option(one, shown.get(one.name, one.default)) for one in chosen]
+        clash = {p.name for p in kept} & {p.name for p in added}
+        assert not clash, f"{command.__name__} has its own {clash}: skip those settings"
         if with_set:
             added.append(_set_option(groups))
 

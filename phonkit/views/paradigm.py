@@ -21,6 +21,7 @@ from phonkit.model.factory import load_model
 from phonkit.model.fitting import fit_lemmas
 from phonkit.run.directory import SPLITS, Run
 from phonkit.settings import FitConfig
+from phonkit.tasks.candidates import Rewrites, ranked
 from phonkit.tasks.predict import Cell, gather_evidence
 from phonkit.views.patterns import closest
 from phonkit.views.pos import lemma_classes
@@ -165,8 +166,30 @@ def lay_out(
         run.config.max_length,
         precision,
         beam,
+        Rewrites.of(run),
     )
     return paradigms
+
+
+def _choose(model, vocabularies, decomposition, paradigms, rewrites: Rewrites, precision):
+    """The model's form of each cell where analogy rewrites of the lemma's training forms
+    and its known cells (``--known``) propose candidates: the one it finds most probable."""
+    words, chosen = [], []
+    for paradigm in paradigms:
+        given = {
+            cell.bundle: gold.surface
+            for cell in paradigm.cells
+            for gold in cell.golds
+            if gold.source == KNOWN
+        }
+        for cell in paradigm.cells:
+            entry = Entry(paradigm.lemma, cell.features, "")
+            word = Example(entry, (), decomposition.morphemes(entry))
+            words.append((word, rewrites.candidates(paradigm.lemma, cell.bundle, given)))
+            chosen.append(cell)
+    for cell, found in zip(chosen, ranked(model, vocabularies, words, precision), strict=True):
+        if found:
+            cell.prediction = found[0][0]
 
 
 def _unknown(lemma: str, run: Run, in_model: set[str]) -> str:
@@ -192,8 +215,11 @@ def _predict(
     max_length: int,
     precision: str,
     beam: int,
+    rewrites: Rewrites | None = None,
 ) -> None:
-    """Fill in each cell's prediction and the surprisals of the prediction and the gold."""
+    """Fill in each cell's prediction (with ``rewrites``, as predict fills a gap: the
+    candidate the model ranks first, where there is one) and the surprisals of the
+    prediction and the gold."""
     cells = [(paradigm.lemma, cell) for paradigm in paradigms for cell in paradigm.cells]
     if not cells:
         return
@@ -207,6 +233,8 @@ def _predict(
         found = [hypotheses[0][0] for hypotheses in beams]
     for (_, cell), ids in zip(cells, found, strict=True):
         cell.prediction = tuple(vocabularies.symbols.decode(ids))
+    if rewrites is not None:
+        _choose(model, vocabularies, decomposition, paradigms, rewrites, precision)
     scored = [
         Example(entry, cell.prediction, word)
         for entry, word, (_, cell) in zip(entries, words, cells, strict=True)
