@@ -28,9 +28,7 @@ from phonkit.plugins import lookup, registry
 from phonkit.run.config import RunConfig
 from phonkit.run.directory import Run
 from phonkit.settings import FitConfig
-from phonkit.tasks.candidates import Rewrites
-from phonkit.tasks.evaluate import evaluate as score_examples
-from phonkit.tasks.evaluate import selected_metrics
+from phonkit.tasks.evaluate import evaluate_run
 from phonkit.tasks.fill import FilledTable, FillRequest
 from phonkit.tasks.fill import fill as fill_table
 from phonkit.tasks.metrics import Metric
@@ -158,19 +156,11 @@ class Model:
     ) -> dict[str, float]:
         """Metric scores on ``rows`` (lemma, features, gold form) or, without rows, on the
         run's test split, as ``phonkit evaluate``; ``metrics`` by name (default: all)."""
-        if rows is None:
-            examples = self.run.examples("test")
-        else:
+        examples = None
+        if rows is not None:
             examples = gold_examples(cells_of(rows), "rows", self.run, False, transcriber)
-        result = score_examples(
-            self.network,
-            examples,
-            self.run.vocabularies(),
-            self.run.config.max_length,
-            selected_metrics(list(metrics) if metrics is not None else None),
-            self.precision,
-            Rewrites.of(self.run),
-        )
+        metrics = list(metrics) if metrics is not None else None
+        result = evaluate_run(self.run, examples, self.network, metrics, self.precision)
         return result.scores
 
     def underlying_forms(self) -> UnderlyingForms:

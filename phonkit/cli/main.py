@@ -242,8 +242,7 @@ def evaluate(
     from phonkit.model.factory import load_model
     from phonkit.progress import metrics_table
     from phonkit.run.directory import Run
-    from phonkit.tasks.candidates import Rewrites
-    from phonkit.tasks.evaluate import evaluate as score
+    from phonkit.tasks.evaluate import evaluate_run
     from phonkit.tasks.predict import read_gold
 
     if predictions is not None and predictions.is_dir():
@@ -262,24 +261,13 @@ def evaluate(
             run, examples, counts, seed, FitConfig(**settings or {}), device, precision
         )
         return
-    examples = run.examples("test") if file is None else read_gold(file, run, False, transcriber)
-    if file is None and not examples:
-        raise InputError(
-            f"{run.path}: the run has no test cells (split {run.config.split.protocol!r}); "
-            "give a TSV of gold forms to score"
-        )
+    gold = None if file is None else read_gold(file, run, False, transcriber)
+    result = evaluate_run(run, gold, load_model(run, choose_device(device)), None, precision)
     label = "test" if file is None else str(file)
-    result = score(
-        load_model(run, choose_device(device)),
-        examples,
-        run.vocabularies(),
-        run.config.max_length,
-        precision=precision,
-        rewrites=Rewrites.of(run),
-    )
     if predictions:
         write_atomic(predictions, format_rows(result.rows(run.transcriber().joiner)))
-    metrics_table(f"{run.path} on {label} ({len(examples):,} forms)", {label: result.scores})
+    forms = len(result.examples)
+    metrics_table(f"{run.path} on {label} ({forms:,} forms)", {label: result.scores})
     sys.stdout.write(
         format_rows([("metric", "value")] + [(k, f"{v:.6g}") for k, v in result.scores.items()])
     )

@@ -6,11 +6,43 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from phonkit.data.encoding import Example, Vocabularies, encode
+from phonkit.errors import InputError
 from phonkit.model.decoding import decode, surprisal
+from phonkit.model.device import choose_device
+from phonkit.model.factory import load_model
 from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup, registry
+from phonkit.run.directory import Run
 from phonkit.tasks.candidates import Rewrites, ranked
 from phonkit.tasks.metrics import Metric, Scored, mean
+
+
+def evaluate_run(
+    run: Run,
+    examples: Sequence[Example] | None = None,
+    model: Phonology | None = None,
+    metrics: Sequence[str] | None = None,
+    precision: str = "auto",
+) -> Evaluation:
+    """Score the finished ``run`` (its weights, or ``model`` loaded from them) on
+    ``examples``, by default its test split, as its own scores were made: candidates ranked
+    where the run ranks them; ``metrics`` by name (default: all)."""
+    if examples is None:
+        examples = run.examples("test")
+        if not examples:
+            raise InputError(
+                f"{run.path}: the run has no test cells (split {run.config.split.protocol!r}); "
+                "give gold forms to score"
+            )
+    return evaluate(
+        model or load_model(run, choose_device("cpu")),
+        examples,
+        run.vocabularies(),
+        run.config.max_length,
+        selected_metrics(metrics),
+        precision,
+        Rewrites.of(run),
+    )
 
 
 def selected_metrics(names: Sequence[str] | None) -> dict[str, Metric]:
