@@ -1,0 +1,284 @@
+"""The peer on the paradigm tables: yoyodyne, trained to convergence, on phonkit's cells.
+
+    python benchmarks/peers.py tables FOLDER --work DIR --yoyodyne PATH --out TSV
+        [--runs TSV] [--architectures soft,pointer] [--tables NAME,...] [--folds 1,2,3,4,5]
+        [--seed 1] [--dev-share 0.2] [--patience 5] [--patience-steps 200] [--max-epochs 2000]
+
+The cells are those of ``phonkit experiment tables`` (:mod:`phonkit.experiments.
+paradigm_tables`): every table of FOLDER, folds 1-5 of :func:`phonkit.data.table.fold_split`
+with ``--seed`` (a fold that holds out nothing is skipped), one held-out cell per test stem,
+scored with phonkit's symbols (:func:`phonkit.data.lexicon.segment`): ACC (exact match, %)
+and MLD (mean Levenshtein distance), as the experiment scores its baselines.
+
+The task, as a user of the peer would frame it: source = a known form of the stem, with its
+cell as a feature, and the target cell as a feature (``SRC=s;TGT=t``); target = the form of
+cell t. The fold's training stems other than its test stems are shuffled with ``--seed``,
+the table and the fold; ``--dev-share`` of them (at least one) are the dev stems. Every
+ordered pair of known cells (s, t), s != t, of the other stems (the test stems' known cells
+included) trains; those of the dev stems are yoyodyne's validation set, for its checkpoint
+and its early stopping on ``val_accuracy``: exact match, which 0.5.27's soft-attention and
+pointer-generator models decode with teacher forcing; the checkpoint is the first epoch of
+the best value (a model whose value never leaves 0 keeps epoch 1). Patience: ``max(--patience
+epochs, --patience-steps batches)`` (tiny tables have one batch per epoch, and five such
+epochs stop a model before it has learnt to emit a form), at most ``--max-epochs``, no cap on
+time. The best checkpoint then predicts the dev pairs (greedy, free-running) and, for every
+test stem, its known cells towards its held-out cell: per target cell t, the sources rank by
+that dev accuracy of s -> t (sources no dev stem showed rank last, in the table's cell
+order), and a test cell takes the prediction from the best-ranked source its stem has. The
+dev stems are not trained on again after the selection.
+
+yoyodyne 0.5.27 (Wiemerslage, Gorman, Bartley et al.) runs from its own virtual environment,
+one thread (``OMP_NUM_THREADS=1``), with its defaults (embeddings 128, hidden 512, one
+layer, dropout 0.2, batch 32, Adam 1e-3, tied source/target vocabulary, greedy decoding):
+
+    python -m venv yy-venv; yy-venv/bin/pip install torch==2.13.0
+    yy-venv/bin/pip install yoyodyne==0.5.27    # pulls torch 2.15 and Lightning 2.6
+
+Architectures (``--architectures``): ``soft`` = ``SoftAttentionLSTMModel``, ``pointer`` =
+``PointerGeneratorLSTMModel``, ``hard`` = ``HardAttentionLSTMModel``; a BiLSTM encoder over
+the source, the features encoded by the same encoder. One row per (table, fold, system) is
+appended to --out (``table, fold, system, acc, mld``; a row already there is not run
+again, so the script resumes), one to --runs (``runs.tsv`` beside --out unless given) with
+the pairs, epochs, yoyodyne's best val_accuracy, the free-running dev accuracy and the wall
+time, and each run's predictions (stem, cell, source cell, gold, guess) stay in
+``WORK/TABLE-fFOLD-SYSTEM/test.tsv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import os
+import random
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from rapidfuzz.distance import Levenshtein
+
+from phonkit.data.lexicon import Entry, segment
+from phonkit.data.table import fold_split, read_table
+from phonkit.experiments.paradigm_tables import tables
+
+MODELS = {
+    "soft": "SoftAttentionLSTMModel",
+    "pointer": "PointerGeneratorLSTMModel",
+    "hard": "HardAttentionLSTMModel",
+}
+
+CONFIG = """\
+model:
+  class_path: yoyodyne.models.{model}
+  init_args:
+    source_encoder:
+      class_path: yoyodyne.models.modules.LSTMEncoder
+    features_encoder: true
+data:
+  source_col: 1
+  target_col: 2
+  features_col: 3
+  features_sep: ";"
+checkpoint:
+  monitor: val_accuracy
+  mode: max
+  filename: best
+trainer:
+  accelerator: cpu
+  devices: 1
+  enable_progress_bar: false
+  max_epochs: {max_epochs}
+  logger:
+    class_path: lightning.pytorch.loggers.CSVLogger
+    init_args:
+      save_dir: {work}
+  callbacks:
+    - class_path: lightning.pytorch.callbacks.EarlyStopping
+      init_args:
+        monitor: val_accuracy
+        mode: max
+        patience: {patience}
+"""
+
+OUT = ["table", "fold", "system", "acc", "mld"]
+RUNS = ["table", "fold", "system", "train_pairs", "dev_pairs", "test_cells", "epochs",
+        "best_epoch", "patience", "val_accuracy",
+        "dev_accuracy", "fit_seconds", "predict_seconds"]  # fmt: skip
+
+
+def pairs(paradigm: dict[str, str]) -> list[tuple[str, str]]:
+    """The ordered pairs of distinct known cells of one stem."""
+    return [(s, t) for s in paradigm for t in paradigm if s != t]
+
+
+def row(source: str, s: str, t: str, target: str) -> str:
+    return f"{source}\t{target}\tSRC={s};TGT={t}\n"
+
+
+def split_dev(paradigms: dict[str, dict[str, str]], test: list[Entry], share: float, rng):
+    """The dev stems: ``share`` (at least one) of the stems with two known cells that hold
+    out nothing."""
+    held = {entry.lemma for entry in test}
+    candidates = [stem for stem, known in paradigms.items() if stem not in held and len(known) > 1]
+    rng.shuffle(candidates)
+    return set(candidates[: max(1, round(share * len(candidates)))])
+
+
+def fit_and_predict(args, work: Path, system: str, train: str, dev: str, predict: str) -> dict:
+    """Train one yoyodyne model on ``train`` (early stopping on ``dev``), predict ``predict``
+    with its best checkpoint; the guesses, the epochs and the wall times."""
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    for name, text in (("train.tsv", train), ("dev.tsv", dev), ("predict.tsv", predict)):
+        (work / name).write_text(text, encoding="utf-8")
+    batches = math.ceil(train.count("\n") / 32)
+    patience = max(args.patience, math.ceil(args.patience_steps / batches))
+    config = CONFIG.format(
+        model=MODELS[system], max_epochs=args.max_epochs, work=work, patience=patience
+    )
+    (work / "config.yaml").write_text(config, encoding="utf-8")
+    common = ["--config", str(work / "config.yaml"), "--data.model_dir", str(work)]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    started = time.perf_counter()
+    subprocess.run(
+        [args.yoyodyne, "fit", *common, "--data.train", str(work / "train.tsv"),
+         "--data.val", str(work / "dev.tsv"), "--checkpoint.dirpath", str(work / "checkpoints"),
+         "--seed_everything", str(args.seed)],
+        check=True, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    fitted = time.perf_counter()
+    subprocess.run(
+        [args.yoyodyne, "predict", *common, "--ckpt_path", str(work / "checkpoints/best.ckpt"),
+         "--data.predict", str(work / "predict.tsv"),
+         "--prediction.path", str(work / "predictions.txt")],
+        check=True, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    done = time.perf_counter()
+    with next(work.glob("lightning_logs/*/metrics.csv")).open(encoding="utf-8") as handle:
+        logged = [line for line in csv.DictReader(handle) if line.get("val_accuracy")]
+    best = max(logged, key=lambda line: float(line["val_accuracy"]))  # the first best
+    shutil.rmtree(work / "checkpoints")  # 10-50 MB a run; the predictions stay
+    return {
+        "guesses": (work / "predictions.txt").read_text(encoding="utf-8").splitlines(),
+        "epochs": len(logged),
+        "best_epoch": int(best["epoch"]) + 1,
+        "val_accuracy": float(best["val_accuracy"]),
+        "fit_seconds": fitted - started,
+        "predict_seconds": done - fitted,
+        "patience": patience,
+    }
+
+
+def run_fold(args, name: str, cells: list[str], entries: list[Entry], fold: int, system: str):
+    """One (table, fold, system): its OUT row and its RUNS row, or None for an empty fold."""
+    split = fold_split(entries, fold, args.seed)
+    if not split.test:
+        return None
+    paradigms: dict[str, dict[str, str]] = {}
+    for entry in split.train:
+        paradigms.setdefault(entry.lemma, {})[entry.bundle] = entry.form
+    dev_stems = split_dev(
+        paradigms, split.test, args.dev_share, random.Random(f"{args.seed}:{name}:{fold}")
+    )
+    train = "".join(
+        row(known[s], s, t, known[t])
+        for stem, known in paradigms.items() if stem not in dev_stems
+        for s, t in pairs(known)
+    )  # fmt: skip
+    dev = [(stem, s, t) for stem in sorted(dev_stems) for s, t in pairs(paradigms[stem])]
+    tried = [(e.lemma, s, e.bundle) for e in split.test for s in paradigms.get(e.lemma, {})]
+    # The target column of the predict file is ignored by greedy decoding: the source fills it.
+    predict = "".join(
+        row(paradigms[stem][s], s, t, paradigms[stem][s]) for stem, s, t in dev + tried
+    )
+    dev_text = "".join(row(paradigms[stem][s], s, t, paradigms[stem][t]) for stem, s, t in dev)
+    work = args.work / f"{name}-f{fold}-{system}"
+    fitted = fit_and_predict(args, work, system, train, dev_text, predict)
+    guesses = dict(zip(dev + tried, fitted["guesses"], strict=True))
+    right: dict[tuple[str, str], list[bool]] = {}
+    for stem, s, t in dev:
+        right.setdefault((s, t), []).append(guesses[stem, s, t] == paradigms[stem][t])
+
+    def rank(s: str, t: str) -> tuple[float, int]:
+        shown = right.get((s, t))
+        return (-sum(shown) / len(shown) if shown else 1.0, cells.index(s))
+
+    hits, distances, lines = [], [], []
+    for entry in split.test:
+        known = paradigms.get(entry.lemma, {})
+        source = min(known, key=lambda s: rank(s, entry.bundle))
+        guess = segment(guesses[entry.lemma, source, entry.bundle])
+        gold = segment(entry.form)
+        hits.append(guess == gold)
+        distances.append(Levenshtein.distance(guess, gold))
+        lines.append(f"{entry.lemma}\t{entry.bundle}\t{source}\t{entry.form}\t{''.join(guess)}\n")
+    (work / "test.tsv").write_text("".join(lines), encoding="utf-8")
+    shown = [hit for hits_of in right.values() for hit in hits_of]
+    out = [name, fold, f"yoyodyne-{system}", f"{100 * sum(hits) / len(hits):.2f}",
+           f"{sum(distances) / len(distances):.4f}"]  # fmt: skip
+    runs = [name, fold, f"yoyodyne-{system}", train.count("\n"), len(dev), len(hits),
+            fitted["epochs"], fitted["best_epoch"], fitted["patience"],
+            f"{100 * fitted['val_accuracy']:.2f}",
+            f"{100 * sum(shown) / len(shown):.2f}", f"{fitted['fit_seconds']:.1f}",
+            f"{fitted['predict_seconds']:.1f}"]  # fmt: skip
+    return out, runs
+
+
+def append(path: Path, header: list[str], values: list) -> None:
+    new = not path.exists()
+    with path.open("a", encoding="utf-8") as handle:
+        if new:
+            handle.write("\t".join(header) + "\n")
+        handle.write("\t".join(map(str, values)) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("task", choices=["tables"])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--work", type=Path, required=True)
+    parser.add_argument("--yoyodyne", default="yy-venv/bin/yoyodyne")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--runs", type=Path, help="default: runs.tsv beside --out")
+    parser.add_argument("--architectures", default="soft,pointer")
+    parser.add_argument("--tables", help="NAME,... (default: every table of the folder)")
+    parser.add_argument("--folds", default="1,2,3,4,5")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--dev-share", type=float, default=0.2)
+    parser.add_argument("--patience", type=int, default=5, help="epochs, at least")
+    parser.add_argument("--patience-steps", type=int, default=200, help="batches, at least")
+    parser.add_argument("--max-epochs", type=int, default=2000)
+    args = parser.parse_args()
+    args.work = args.work.resolve()
+    runs_path = args.runs or args.out.with_name("runs.tsv")
+    systems = args.architectures.split(",")
+    unknown = set(systems) - set(MODELS)
+    if unknown:
+        parser.error(f"unknown architectures: {', '.join(sorted(unknown))}")
+    found = tables(args.folder)
+    if args.tables:
+        found = {name: found[name] for name in args.tables.split(",")}
+    done = set()
+    if args.out.exists():
+        with args.out.open(encoding="utf-8") as handle:
+            rows = csv.DictReader(handle, delimiter="\t")
+            done = {(r["table"], r["fold"], r["system"]) for r in rows}
+    for name, path in found.items():
+        table = read_table(path)
+        entries = table.entries()
+        for fold in (int(f) for f in args.folds.split(",")):
+            for system in systems:
+                if (name, str(fold), f"yoyodyne-{system}") in done:
+                    continue
+                result = run_fold(args, name, table.cells, entries, fold, system)
+                if result is None:
+                    continue
+                append(args.out, OUT, result[0])
+                append(runs_path, RUNS, result[1])
+                print("\t".join(map(str, result[1])), flush=True)
+
+
+if __name__ == "__main__":
+    main()
