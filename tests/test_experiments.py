@@ -319,6 +319,7 @@ def test_celex_experiment_without_celex_is_one_line(cli, tmp_path, monkeypatch):
             "jobs takes a whole number",
         ),
         (["experiment", "unimorph", "--langs", "tur", "-L", "jobs"], "-L expects KEY=VALUE"),
+        (["experiment", "unimorph", "--langs", "tur", "-L", "jobs=0"], "-L jobs must be at"),
         (
             ["experiment", "unimorph", "--langs", "tur", "--jobs", "2", "-L", "jobs=3"],
             "--jobs 2 and -L jobs=3 disagree",

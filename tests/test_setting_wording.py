@@ -74,6 +74,15 @@ def test_the_library_raises_with_setting_names(tmp_path: Path):
         "jobs=3 and launcher.jobs=2 disagree; give one"
     )
     assert raised(Local().start, {}, 0).message == "jobs must be at least 1"
+    assert raised(Local().start, {"jobs": "0"}, 1).message == "launcher.jobs must be at least 1"
+    error = raised(Local().start, {"nope": "1"}, 1)
+    assert (str(error), error.settings) == (
+        "launcher.nope: the local launcher has no such setting; settings: jobs",
+        ("launcher.nope",),
+    )
+    error = raised(Local().start, {"jobs": "two"}, 1)
+    assert error.message == "launcher.jobs=two: jobs takes a whole number"
+    assert str(in_flags(error)) == "-L jobs=two: jobs takes a whole number"
     assert raised(languages, ",", None).message.startswith("langs needs ISO 639-3 codes")
     (tmp_path / "afile").write_text("")
     assert raised(Run.check_target, tmp_path / "afile", False).message.endswith(

@@ -41,7 +41,8 @@ def parameter(one: Setting) -> str:
 
 
 #: The option (or words) that gives each setting a library error may name: the declared
-#: settings' derived options, and the other settings of a run or a command.
+#: settings' derived options, and the other settings of a run or a command; a launcher's
+#: setting ``launcher.KEY`` is ``-L KEY`` (:func:`options`).
 FLAGS = {one.key: flag(one) for one in every()} | {
     "device": "--device",
     "data.lang": "--lang",
@@ -58,7 +59,6 @@ FLAGS = {one.key: flag(one) for one in every()} | {
     "force": "--force",
     "resume": "--resume",
     "jobs": "--jobs",
-    "launcher.jobs": "-L jobs",
     "langs": "--langs",
     "column": "--column",
     "bundle": "--bundle",
@@ -68,11 +68,18 @@ FLAGS = {one.key: flag(one) for one in every()} | {
 }
 
 
+def options(settings: Sequence[str]) -> dict[str, str]:
+    """The option of each of ``settings`` that the command line has one for."""
+    prefix = "launcher."  # a launcher's setting launcher.KEY: -L KEY
+    launcher = {s: "-L " + s.removeprefix(prefix) for s in settings if s.startswith(prefix)}
+    return launcher | {setting: FLAGS[setting] for setting in settings if setting in FLAGS}
+
+
 def in_flags(error: InputError) -> InputError:
     """A library error in the command line's words (:func:`in_options`); a ``where`` that is
     one of its settings (a value of it is at fault) becomes the option, and only the place:
     ``bundle: empty feature bundle`` -> ``--bundle: empty feature bundle``."""
-    flags = {setting: FLAGS[setting] for setting in error.settings if setting in FLAGS}
+    flags = options(error.settings)
     if not flags:
         return error
     where = flags.get(error.where or "", error.where)
@@ -84,7 +91,7 @@ def in_options(message: str, settings: Sequence[str]) -> str:
     """A library message in the command line's words: each of ``settings`` it names becomes
     the option that gives it (``training.lr must be ...`` -> ``--lr must be ...``), and a
     value written ``setting=VALUE`` becomes ``--option VALUE`` (``split.k=5`` -> ``--k 5``)."""
-    flags = {setting: FLAGS[setting] for setting in settings if setting in FLAGS}
+    flags = options(settings)
     if not flags:
         return message
     # One pass over every setting, longest first, so that a replacement is never replaced

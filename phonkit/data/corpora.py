@@ -45,7 +45,7 @@ LANGUAGES = {
 
 
 def data_dir(given: Path | None = None) -> Path:
-    """``--data-dir``, else ``$PHONKIT_DATA``, else the user's data directory."""
+    """``given``, else ``$PHONKIT_DATA``, else the user's data directory."""
     if given is not None:
         return given
     if os.environ.get("PHONKIT_DATA"):

@@ -1,5 +1,5 @@
 """The built-in launcher ``local``: the runs of an experiment train on this machine, one at a
-time in this process, or ``--jobs N`` (``-L jobs=N``) at a time in separate processes that
+time in this process, or ``jobs`` (or ``launcher.jobs``) at a time in separate processes that
 share its cores (or its one GPU)."""
 
 from __future__ import annotations
@@ -67,9 +67,10 @@ class Local:
                 f"jobs={jobs} and launcher.jobs={chosen.jobs} disagree; give one",
                 setting=("jobs", "launcher.jobs"),
             )
+        given = "launcher.jobs" if "jobs" in settings else "jobs"
         jobs = chosen.jobs if "jobs" in settings else jobs
         if jobs < 1:
-            raise InputError("jobs must be at least 1", setting="jobs")
+            raise InputError(f"{given} must be at least 1", setting=given)
         return LocalSession(jobs)
 
 

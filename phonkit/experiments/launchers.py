@@ -5,10 +5,9 @@ An experiment plans its runs, reuses the finished ones and records every outcome
 The built-in ``local`` launcher trains them in processes on this machine; plugins add others
 (``phonkit-ray`` runs each as a task on a Ray cluster) through ``register_launchers``.
 
-``phonkit experiment unimorph|celex --launcher NAME -L KEY=VALUE`` picks one. A launcher turns
-its ``-L`` settings into a :class:`Session` before anything is written, so a bad setting or a
-cluster that cannot be reached is one line and exit 2, with the experiment directory
-untouched.
+A launcher turns its settings (``launcher.KEY``: ``-L KEY=VALUE`` on the command line) into
+a :class:`Session` before anything is written, so a bad setting or a cluster that cannot be
+reached is one :class:`phonkit.errors.InputError`, with the experiment directory untouched.
 """
 
 from __future__ import annotations
@@ -80,9 +79,9 @@ class Launcher(Protocol):
     description: str
 
     def start(self, settings: Mapping[str, str], jobs: int) -> Session:
-        """A session from the ``-L KEY=VALUE`` settings and ``--jobs``; raises
-        :class:`phonkit.errors.InputError` for a setting it does not know or a cluster it
-        cannot reach, and writes nothing."""
+        """A session from the launcher's settings (by key, as text) and the runs at once;
+        raises :class:`phonkit.errors.InputError` for a setting it does not know or a cluster
+        it cannot reach, and writes nothing."""
         ...
 
 
@@ -94,18 +93,18 @@ def start(name: str, settings: Mapping[str, str], jobs: int) -> Session:
 
 
 def read_settings(kind: type[Settings], settings: Mapping[str, str], launcher: str) -> Settings:
-    """``-L KEY=VALUE`` settings as the dataclass ``kind``, each converted to its field's type
-    (int, float, bool, str); an unknown key or a value of the wrong type is a usage error."""
+    """A launcher's settings as the dataclass ``kind``, each converted to its field's type
+    (int, float, bool, str); an unknown key or a value of the wrong type is an
+    :class:`InputError` naming the setting ``launcher.KEY``."""
     fields = [field.name for field in dataclasses.fields(kind)]  # type: ignore[arg-type]
     values: dict[str, Any] = {}
     for key, text in settings.items():
+        setting = f"launcher.{key}"
         if key not in fields:
-            raise InputError(
-                f"-L {key}: the {launcher} launcher has no such setting; "
-                f"settings: {', '.join(fields)}"
-            )
+            message = f"the {launcher} launcher has no such setting; settings: {', '.join(fields)}"
+            raise InputError(message, setting, setting)
         try:
             values[key] = parse(kind, key, text)
         except InputError as error:
-            raise InputError(f"-L {error.message}") from None
+            raise InputError(f"launcher.{error.message}", setting=setting) from None
     return kind(**values)

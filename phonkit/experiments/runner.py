@@ -39,8 +39,8 @@ SCORED = ("acc", "mld", "nll")  # the metrics every experiment's tables need
 
 @dataclass(frozen=True)
 class Launch:
-    """Where an experiment's runs train: the launcher, its settings (``-L KEY=VALUE``) and
-    the local launcher's runs at once."""
+    """Where an experiment's runs train: the launcher, its settings (``launcher.KEY``, as
+    text) and the local launcher's runs at once."""
 
     launcher: str = "local"
     settings: Mapping[str, str] = field(default_factory=dict)

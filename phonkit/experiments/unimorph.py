@@ -51,7 +51,8 @@ def source(lang: str, data_dir: Path | None) -> str | None:
 
 
 def languages(spec: str, data_dir: Path | None) -> dict[str, str]:
-    """The languages of ``--langs`` (``all``: the paper's 28) with the corpus each reads."""
+    """The languages of ``spec`` (codes, comma-separated; ``all``: the paper's 28) with the
+    corpus each reads."""
     wanted = (
         list(LANGUAGES)
         if spec.strip() == "all"
