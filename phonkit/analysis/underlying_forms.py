@@ -3,14 +3,12 @@ nearest neighbours, 2-D projections and a probe of what the vectors encode."""
 
 from __future__ import annotations
 
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
-from rapidfuzz import fuzz, process
 
 from phonkit.analysis.vowels import ATTRIBUTES, VOWELS, attributes
 from phonkit.data.lexicon import FEATURE, LEMMA
@@ -18,6 +16,7 @@ from phonkit.errors import InputError
 from phonkit.model.factory import load_model
 from phonkit.model.lemma_encoder import has_lemma_encoder
 from phonkit.run.directory import Run
+from phonkit.views.patterns import closest
 
 KINDS = {"stem": LEMMA, "feature": FEATURE}
 
@@ -103,20 +102,8 @@ class Inventory:
         ):
             if candidate == name and kind in (None, candidate_kind):
                 return index
-        close = [
-            match
-            for match, _, _ in process.extract(
-                name, self.morphemes, scorer=fuzz.ratio, processor=_unaccented, limit=3
-            )
-        ]
-        raise InputError(f"morpheme {morpheme!r} is not in the model; closest: {', '.join(close)}")
-
-
-def _unaccented(text: str) -> str:
-    """Lowercase without combining marks, so ``agac`` is close to ``ağaç``."""
-    return "".join(
-        c for c in unicodedata.normalize("NFD", text.lower()) if not unicodedata.combining(c)
-    )
+        close = ", ".join(closest(name, self.morphemes))
+        raise InputError(f"morpheme {morpheme!r} is not in the model; closest: {close}")
 
 
 def neighbours(inventory: Inventory, morpheme: str, n: int) -> list[tuple[str, str, float]]:

@@ -252,7 +252,6 @@ def check_predictable(evidence: Evidence, cells: Sequence[Cell], name: str, skip
 class Tally:
     """What the messages at the end report, summed over the chunks of a stream."""
 
-    rows_in: int = 0
     rows_out: int = 0
     last_line: int = 0
     unseen_symbols: int = 0
@@ -350,7 +349,6 @@ class Predictor:
             scores = self._nll(vocabularies, entries, outputs) if scored else [None] * len(outputs)
         finally:
             self.model.morphemes = self.trained_morphemes  # the next chunk's lemmas are others
-        tally.rows_in += len(cells)
         tally.rows_out += len(outputs)
         tally.last_line = cells[-1].line if cells else tally.last_line
         tally.unseen_symbols += evidence.unseen_symbols

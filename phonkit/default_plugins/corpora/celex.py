@@ -1,41 +1,14 @@
 """CELEX2 (Baayen, Piepenbrock & Gulikers 1995; LDC96L14): the ``celex`` corpus; it registers the
 ``disc`` transcriber too (:class:`phonkit.default_plugins.corpora.disc.Disc`, beside its tables).
 
-CELEX2 is licensed by the LDC and does not ship with phonkit. Point phonkit at a copy with
-``--data-dir`` or ``$PHONKIT_CELEX``; the layout is the CD's,
-``<root>/{dutch,english,german}/<file>/<file>.cd`` (upper-case ``DPW.CD`` names work too).
-The root is the first of ``--data-dir``, ``--data-dir``/celex, ``$PHONKIT_CELEX`` and
-``<phonkit data dir>/celex`` that holds the language's directory.
-
-One entry per inflected wordform of a noun or verb: the phonology wordform file
-(``dpw.cd``, ``epw.cd``, ``gpw.cd``) gives the DISC transcription and the token count, the
-morphology wordform file (``dmw.cd``, ``emw.cd``, ``gmw.cd``) the lemma and the inflection
-type, joined on IdNum; the syntax lemma file (``dsl.cd``, ``esl.cd``, ``gsl.cd``) gives each
-lemma's head word and word class. An entry is ``Entry(lemma=<head>, features=(<FlectType>,),
-form=<DISC without stress marks and syllable hyphens>, count=<count>)``: a stem morpheme and
-one affix morpheme, as in the paper's CELEX experiments.
-
-- English records list PronCnt pronunciations; the primary one (PronStatus ``P``) is used,
-  else the first.
-- The stem is named by its head word, or ``head_IdNum`` where several kept lemmas share a
-  head; without the lemma file, by its IdNum.
-- Records equal in lemma, inflection type and form are merged and their counts summed.
-- Skipped, each counted in one line on stderr: phonology records with an empty DISC field,
-  records of either wordform file without a partner in the other, morphology records with
-  an empty FlectType or with a lemma the lemma file lacks.
-
-Options (``-O KEY=VALUE``; fields count from 1; the positions differ between releases):
-
-- ``phon_field``: field of PhonStrsDISC in the phonology file (Dutch and German: 5). English
-  records are read by their PronCnt layout unless this is given, in which case the field is
-  read as it is in the other languages.
-- ``affix_field``: field of the inflection type in the morphology file (5, FlectType).
-- ``class_field``: field of the word class in the lemma file (4, ClassNum).
-- ``classes``: word classes to keep, as CELEX class numbers (``1,4``: nouns and verbs), or
-  ``all``. Without the lemma file every class is kept.
-
-Bad records (too few fields, a non-numeric IdNum, IdNumLemma, count, PronCnt or ClassNum)
-stop the read with one ``file:line: message`` error (exit 2). docs/celex.md has the details.
+CELEX2 is licensed by the LDC and does not ship with phonkit: the reader looks for a copy in
+the CD's layout, ``<root>/{dutch,english,german}/<file>/<file>.cd``, under the data directory
+or ``$PHONKIT_CELEX``. One entry per inflected wordform of a noun or verb, the phonology and
+morphology wordform files joined on IdNum and the lemma file naming each stem and its word
+class: ``Entry(lemma=<head>, features=(<FlectType>,), form=<DISC without stress marks and
+syllable hyphens>, count=<count>)``, a stem and one affix morpheme, as in the paper's CELEX
+experiments. docs/celex.md has the files' layouts, the options (``phon_field``,
+``affix_field``, ``class_field``, ``classes``), what is merged or skipped, and the errors.
 """
 
 from __future__ import annotations
