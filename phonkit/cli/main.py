@@ -280,11 +280,7 @@ def _evaluate_unseen(run, examples, counts, seed, fit, device, precision) -> Non
     from phonkit.tasks.unseen import score_unseen
 
     rows: list[tuple[object, ...]] = [("known", "system", "metric", "value")]
-    dev = (
-        run.metrics().get("dev", {})
-        if run.config.split.protocol == "lemmas"
-        else {}
-    )
+    dev = run.metrics().get("dev", {}) if run.config.split.protocol == "lemmas" else {}
     tables = {}
     if dev:
         tables["seen lemmas (dev)"] = dev

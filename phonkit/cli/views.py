@@ -206,27 +206,10 @@ def paradigm(
     wanted = list(lemmas or dict.fromkeys(cell.entry.lemma for cell in cells))
     if not wanted:
         raise InputError("name a LEMMA, or give --known FILE with cells of the lemmas to show")
-    paradigms = lay_out(
-        run,
-        wanted,
-        cells,
-        str(known),
-        choose_device(device),
-        fit,
-        precision,
-        beam,
-    )
+    paradigms = lay_out(run, wanted, cells, str(known), choose_device(device), fit, precision, beam)
     joiner = run.transcriber().joiner
-    header = (
-        "lemma",
-        "features",
-        "gold",
-        "source",
-        "prediction",
-        "correct",
-        "surprisal",
-        "gold_surprisal",
-    )
+    header = ("lemma", "features", "gold", "source", "prediction", "correct", "surprisal",
+              "gold_surprisal")  # fmt: skip
     emit(
         header,
         (

@@ -90,15 +90,11 @@ class Run:
             run = cls(path)
             write_config(path, config)
             run.config = config
-            run.write_json(VOCAB, vocabularies.to_json())
+            write_json(path / VOCAB, vocabularies.to_json())
+            joiner = transcriber.joiner
             for name, examples in splits.items():
                 rows = (
-                    (
-                        e.entry.lemma,
-                        e.entry.form,
-                        e.entry.bundle,
-                        transcriber.joiner.join(e.surface),
-                    )
+                    (e.entry.lemma, e.entry.form, e.entry.bundle, joiner.join(e.surface))
                     for e in examples
                 )
                 write_atomic(path / f"{name}.tsv", format_rows(rows))
@@ -155,19 +151,13 @@ class Run:
         )
 
     # -- contents ------------------------------------------------------------------------------
-    def write_json(self, name: str, data: Any) -> None:
-        write_json(self.path / name, data)
-
-    def read_json(self, name: str) -> Any:
-        return read_json(self.path / name)
-
     @cached_property
     def config(self) -> RunConfig:
         """The run's settings, read from ``config.json`` once and checked."""
         return read_config(self.path)
 
     def vocabularies(self) -> Vocabularies:
-        data = self.read_json(VOCAB)
+        data = read_json(self.path / VOCAB)
         if not (
             isinstance(data, dict)
             and all(
@@ -237,11 +227,11 @@ class Run:
 
     def metrics(self) -> dict[str, dict[str, float]]:
         """The dev and test scores of a finished run (``metrics.json``)."""
-        return self.read_json(METRICS)
+        return read_json(self.path / METRICS)
 
     def write_metrics(self, metrics: dict[str, dict[str, float]]) -> None:
         """Store the scores; this marks the run finished, so it comes last."""
-        self.write_json(METRICS, metrics)
+        write_json(self.path / METRICS, metrics)
 
     def load_weights(self) -> tuple[Any, str]:
         """The best weights, and the file they came from (for errors)."""

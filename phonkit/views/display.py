@@ -95,16 +95,8 @@ def paradigm_tables(paradigms: Sequence[Paradigm], joiner: str, run: str) -> Non
             + (f", {held_right}/{held} of the held-out cells" if held else "")
         )
         table = Table(title=Text(title), box=box.SIMPLE_HEAD, title_justify="left")
-        columns: tuple[tuple[str, JustifyMethod], ...] = (
-            ("features", "left"),
-            ("gold", "left"),
-            ("from", "left"),
-            ("model", "left"),
-            ("surprisal", "right"),
-            ("gold surprisal", "right"),
-        )
-        for column, justify in columns:
-            table.add_column(column, justify=justify)
+        for column in ("features", "gold", "from", "model", "surprisal", "gold surprisal"):
+            table.add_column(column, justify="right" if "surprisal" in column else "left")
         for cell in paradigm.cells:
             golds = " / ".join(dict.fromkeys(joiner.join(gold.surface) for gold in cell.golds))
             style = {True: "green", False: "bold red", None: ""}[cell.correct]
@@ -173,15 +165,8 @@ def errors_summary(analysis: Analysis, joiner: str, title: str, examples: int, t
         "part (gold in green, prediction in red)",
         box=box.SIMPLE_HEAD,
     )
-    for column, justify in (
-        ("lemma", "right"),
-        ("", "right"),
-        ("gold", "left"),
-        ("predicted", "left"),
-        ("", "left"),
-        ("features", "left"),
-    ):
-        listing.add_column(column, justify=cast(JustifyMethod, justify))
+    for number, column in enumerate(("lemma", "", "gold", "predicted", "", "features")):
+        listing.add_column(column, justify="right" if number < 2 else "left")  # lemma, before
     for item, change in analysis.errors[:examples]:
         listing.add_row(
             Text(item.lemma, style="dim"),
