@@ -290,15 +290,8 @@ def _error_rows(analysis, table: str, joiner: str) -> Iterator[tuple[object, ...
         key = "features" if table == "bundles" else "training_cells_of_lemma"
         yield (key, "cells", "lemmas", "training_cells", "right", "acc", "mld")
         for g in groups:
-            yield (
-                g.key,
-                g.cells,
-                len(g.lemmas),
-                g.train,
-                g.right,
-                f"{g.accuracy:.2f}",
-                f"{g.mld:.4f}",
-            )
+            figures = (f"{g.accuracy:.2f}", f"{g.mld:.4f}")
+            yield (g.key, g.cells, len(g.lemmas), g.train, g.right, *figures)
     elif table == "rewrites":
         wrong = len(analysis.errors)
         yield ("at", "gold_part", "predicted_part", "errors", "share", "examples")
@@ -315,19 +308,8 @@ def _error_rows(analysis, table: str, joiner: str) -> Iterator[tuple[object, ...
                 shown,
             )
     else:
-        yield (
-            "lemma",
-            "features",
-            "gold",
-            "prediction",
-            "at",
-            "before",
-            "gold_part",
-            "predicted_part",
-            "after",
-            "distance",
-            "surprisal",
-        )
+        yield ("lemma", "features", "gold", "prediction", "at", "before", "gold_part",
+               "predicted_part", "after", "distance", "surprisal")  # fmt: skip
         for item, change in analysis.errors:
             yield (
                 item.lemma,
