@@ -104,7 +104,8 @@ def check(settings: Any) -> None:
             want = "true or false"
         elif allowed.choices:
             wrong = value not in allowed.choices
-            want = " or ".join(allowed.choices)
+            *others, last = allowed.choices
+            want = f"{', '.join(others)} or {last}" if others else last
         elif allowed.range is not None:
             wrong = not allowed.range.admits(value)
             want = allowed.range.describe()
@@ -175,7 +176,7 @@ def split(values: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 # --- the settings -------------------------------------------------------------------------
 
-CANDIDATES = ("model", "analogy")  # see phonkit.tasks.candidates
+CANDIDATES = ("model", "analogy", "analogy+copy")  # see phonkit.tasks.candidates
 PRECISIONS = ("auto", "fp32", "bf16")
 SELECTIONS = ("loss", "acc")
 SMALL = 2_000  # training forms below which the settings by size apply (:func:`sized`)
@@ -205,7 +206,8 @@ class ModelConfig:
     candidates: str = setting(
         "model",
         "Gaps: the model's own decoding (model), or the analogy rewrites of the stem's known "
-        "forms, ranked by the model (analogy).",
+        "forms, ranked by the model (analogy) or by the model and the copy model, which reads "
+        "those forms and copies from them (analogy+copy; docs/small-data.md).",
         choices=CANDIDATES,
     )
 
@@ -303,7 +305,7 @@ def sized(forms: int) -> dict[str, Any]:
     """The settings for ``forms`` training forms that differ from the defaults."""
     if forms >= SMALL:
         return {}
-    return {"candidates": "analogy", "dim": 128, "epochs": 60, "batch_size": 16}
+    return {"candidates": "analogy+copy", "dim": 128, "epochs": 60, "batch_size": 16}
 
 
 def sized_settings(

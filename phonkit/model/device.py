@@ -4,7 +4,8 @@ bfloat16 units), in one place for training, decoding, fitting and scoring."""
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 
 import torch
 
@@ -55,3 +56,15 @@ def autocast(device: torch.device, precision: str = "auto"):
     if resolve_precision(device, precision) == "bf16":
         return torch.autocast(device.type, dtype=torch.bfloat16)
     return nullcontext()
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Torch on one CPU thread: a small table's batches are too small to share out, and a
+    second thread only waits (spinning) for the first; the count is restored after."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)

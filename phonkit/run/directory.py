@@ -2,8 +2,9 @@
 
 ``config.json`` settings, ``vocab.json`` vocabularies, ``{train,dev,test}.tsv`` the split,
 ``checkpoint.pt`` the latest training state (to resume), ``model.pt`` the best weights,
-``history.tsv`` per-epoch figures, ``metrics.json`` dev/test metrics (written last: a run
-without it is unfinished) and ``predictions.tsv`` the test predictions.
+``copy-1.pt`` and ``copy-2.pt`` the copy models (``model.candidates=analogy+copy``), ``history.tsv``
+per-epoch figures, ``metrics.json`` dev/test metrics (written last: a run without it is
+unfinished) and ``predictions.tsv`` the test predictions.
 
 This module alone names those files: everything else asks :class:`Run` for them.
 """
@@ -26,6 +27,7 @@ from phonkit.data.lexicon import Decomposition, Entry
 from phonkit.data.transcription import Transcriber
 from phonkit.data.tsv import format_rows, read_rows, write_atomic
 from phonkit.errors import InputError, Interrupted, at
+from phonkit.model.copying import CopyModel
 from phonkit.plugins import lookup
 from phonkit.run.config import (
     CONFIG,
@@ -41,6 +43,7 @@ SPLITS = ("train", "dev", "test")
 VOCAB = "vocab.json"
 WEIGHTS = "model.pt"  # the best weights so far
 CHECKPOINT = "checkpoint.pt"  # the latest training state
+COPIES = ("copy-1.pt", "copy-2.pt")  # the copy models, judges of analogy candidates
 HISTORY = "history.tsv"
 PREDICTIONS = "predictions.tsv"
 METRICS = "metrics.json"  # written last: a run without it is unfinished
@@ -239,6 +242,24 @@ class Run:
 
     def save_weights(self, state: Any) -> None:
         self.save_torch(WEIGHTS, state)
+
+    def copy_models(self) -> list[CopyModel]:
+        """The run's copy models trained so far (none for a run without them)."""
+        return [
+            CopyModel.from_state(self.load_torch(name, weights_only=True))
+            for name in COPIES
+            if (self.path / name).is_file()
+        ]
+
+    def missing_copy_models(self) -> list[int]:
+        """The copy models (by number, from 1) a run with ``model.candidates=analogy+copy``
+        has not trained yet; none for another run."""
+        if self.config.model.candidates != "analogy+copy":
+            return []
+        return [n for n, name in enumerate(COPIES, 1) if not (self.path / name).is_file()]
+
+    def save_copy_model(self, number: int, model: CopyModel) -> None:
+        self.save_torch(COPIES[number - 1], model.state())
 
     def checkpoint(self) -> Any | None:
         """The latest training state, None before the first epoch ended."""

@@ -72,6 +72,18 @@ class _Held:
 _held: dict[str, _Held] = {}  # this process's locks by directory: the kernel's flock is per file
 
 
+def _let_go_in_child() -> None:
+    """In a forked child, close the descriptors of the parent's locks: an flock belongs to
+    every copy of its descriptor, so a child that kept them would hold the parent's run
+    directories locked after the parent ended (the copy model trains in such a child)."""
+    for held in _held.values():
+        os.close(held.descriptor)
+    _held.clear()
+
+
+os.register_at_fork(after_in_child=_let_go_in_child)
+
+
 class RunLock:
     """The writer's lock on a run directory, as a context manager (``with RunLock(path):``)."""
 

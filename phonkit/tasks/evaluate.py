@@ -13,7 +13,7 @@ from phonkit.model.factory import load_model
 from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup, registry
 from phonkit.run.directory import Run
-from phonkit.tasks.candidates import Rewrites, ranked
+from phonkit.tasks.candidates import Rewrites
 from phonkit.tasks.metrics import Metric, Scored, mean
 
 
@@ -97,10 +97,10 @@ def evaluate(
     greedy = decode(model, data.morphemes, max_length, precision=precision)
     predictions = [tuple(vocabularies.symbols.decode(p)) for p in greedy]
     if rewrites is not None:
-        words = [(e, rewrites.candidates(e.entry.lemma, e.entry.bundle)) for e in examples]
-        for number, found in enumerate(ranked(model, vocabularies, words, precision)):
+        words = [(example, None) for example in examples]
+        for number, found in enumerate(rewrites.ranked(model, vocabularies, words, precision)):
             if found:
-                predictions[number] = found[0][0]
+                predictions[number] = found[0]
     nll = surprisal(model, data, precision=precision).tolist() if len(data) else []
     items = [
         Scored(p, example.surface, loss)

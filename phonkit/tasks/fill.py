@@ -19,7 +19,7 @@ from typing import Any
 from phonkit.data.corpora import CorpusRequest
 from phonkit.data.lexicon import Entry
 from phonkit.data.table import Gap, ParadigmTable
-from phonkit.model.device import choose_device
+from phonkit.model.device import choose_device, one_thread
 from phonkit.model.factory import load_model
 from phonkit.progress import say
 from phonkit.run.directory import Run
@@ -139,8 +139,12 @@ def predict_gaps(
     predictor = Predictor(run, device, options, load_model(run, device))
     joiner = predictor.transcriber.joiner
     return [
-        Filling(gaps[one.index], one.rank, joiner.join(one.symbols or ()),
-                None if one.nll is None else one.nll[1])  # fmt: skip
+        Filling(
+            gaps[one.index],
+            one.rank,
+            joiner.join(one.symbols or ()),
+            None if one.nll is None else one.nll[1],
+        )  # fmt: skip
         for one in predictor.predict(cells, table.name)
         if isinstance(one.rank, int)
     ]
@@ -153,20 +157,6 @@ def _fillable(table: ParadigmTable, gaps: list[Gap]) -> tuple[list[Gap], list[Ga
     cells = {column for forms in table.forms for column, form in enumerate(forms) if form}
     fillable = [gap for gap in gaps if gap.row in stems and gap.column in cells]
     return fillable, [gap for gap in gaps if gap not in fillable]
-
-
-@contextmanager
-def one_thread() -> Iterator[None]:
-    """Torch on one CPU thread: a small table's batches are too small to share out, and a
-    second thread only waits (spinning) for the first; the count is restored after."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
 
 
 @contextmanager

@@ -27,7 +27,7 @@ from phonkit.plugins import lookup
 from phonkit.progress import say
 from phonkit.run.directory import Run
 from phonkit.settings import FitConfig
-from phonkit.tasks.candidates import Rewrites, known_forms, ranked
+from phonkit.tasks.candidates import Rewrites, known_forms
 
 GAP = ("", "--")
 
@@ -446,14 +446,16 @@ class Predictor:
         """The analogy candidates of the cells ``todo`` that have some, ranked by the model
         (``model.candidates = analogy``), the best ``nbest`` of each, by index."""
         assert self.rewrites is not None
-        words = []
-        for number in todo:
-            lemma, bundle = cells[number].entry.lemma, cells[number].entry.bundle
-            word = Example(entries[number], (), self.decomposition.morphemes(entries[number]))
-            words.append((word, self.rewrites.candidates(lemma, bundle, given.get(lemma))))
-        found = ranked(self.model, vocabularies, words, self.options.precision)
+        words = [
+            (
+                Example(entries[number], (), self.decomposition.morphemes(entries[number])),
+                given.get(cells[number].entry.lemma),
+            )
+            for number in todo
+        ]
+        found = self.rewrites.ranked(self.model, vocabularies, words, self.options.precision)
         return {
-            number: [symbols for symbols, _ in hypotheses[: self.options.nbest]]
+            number: hypotheses[: self.options.nbest]
             for number, hypotheses in zip(todo, found, strict=True)
             if hypotheses
         }

@@ -27,6 +27,7 @@ from phonkit.run.directory import Run, writing
 from phonkit.settings import SMALL, ModelConfig, TrainConfig, sized_settings
 from phonkit.settings import split as split_settings
 from phonkit.tasks.candidates import Rewrites
+from phonkit.tasks.copy_training import end_copy_models, start_copy_models, stop_copy_models
 from phonkit.tasks.evaluate import Evaluation, evaluate, selected_metrics
 
 
@@ -278,8 +279,16 @@ def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, f
         f"{resolve_precision(device, training.precision)} "
         f"({sum(p.numel() for p in trainer.model.parameters()):,} parameters)"
     )
-    with TrainingProgress(training.epochs, trainer.batches_per_epoch(), trainer.epoch) as progress:
-        trainer.fit(progress.advance, progress.report)
+    copying = start_copy_models(run, device)
+    try:
+        with TrainingProgress(
+            training.epochs, trainer.batches_per_epoch(), trainer.epoch
+        ) as progress:
+            trainer.fit(progress.advance, progress.report)
+    except BaseException:
+        stop_copy_models(copying)
+        raise
+    end_copy_models(run, copying)
     return finish_run(run, device)
 
 

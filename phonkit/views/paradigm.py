@@ -21,7 +21,7 @@ from phonkit.model.factory import load_model
 from phonkit.model.fitting import fit_lemmas
 from phonkit.run.directory import SPLITS, Run
 from phonkit.settings import FitConfig
-from phonkit.tasks.candidates import Rewrites, ranked
+from phonkit.tasks.candidates import Rewrites
 from phonkit.tasks.predict import Cell, gather_evidence
 from phonkit.views.patterns import closest
 from phonkit.views.pos import lemma_classes
@@ -185,11 +185,12 @@ def _choose(model, vocabularies, decomposition, paradigms, rewrites: Rewrites, p
         for cell in paradigm.cells:
             entry = Entry(paradigm.lemma, cell.features, "")
             word = Example(entry, (), decomposition.morphemes(entry))
-            words.append((word, rewrites.candidates(paradigm.lemma, cell.bundle, given)))
+            words.append((word, given))
             chosen.append(cell)
-    for cell, found in zip(chosen, ranked(model, vocabularies, words, precision), strict=True):
-        if found:
-            cell.prediction = found[0][0]
+    found = rewrites.ranked(model, vocabularies, words, precision)
+    for cell, forms in zip(chosen, found, strict=True):
+        if forms:
+            cell.prediction = forms[0]
 
 
 def _unknown(lemma: str, run: Run, in_model: set[str]) -> str:

@@ -1,0 +1,496 @@
+"""The copy model: a second judge of a table's candidates (``model.candidates=analogy+copy``).
+
+pi learns each stem's underlying form as a free vector; with three or four forms per stem
+that vector hardly steers the decoder. The copy model infers the stem's underlying form from
+the stem's *known forms* instead (amortized inference: a BiLSTM reads each known form, tagged
+with its cell; their mean is the stem's UF, averaged with the target cell's vector), and its
+decoder may copy from those forms:
+
+    p(x) = (1 - g) softmax(V tanh(W [h; ctx; u]))[x] + g sum_j a_t(j) [c_j = x]
+
+where ``a_t`` is a monotonic alignment, a hidden Markov model over the known forms'
+positions: from position i it moves to j with weight exp(shift[j - i]) (offsets -3..+5
+within a form, one weight for "another form"), times exp(q_t . k_j) on tables with many
+forms per stem, or with shifts that depend on the decoder state on the others. Its
+likelihood is exact (the forward algorithm), and ``ctx`` is the expected memory state.
+
+It trains for a budget of updates set by the table's size (:func:`sized`), on whole stems
+with now and then only some of their other forms readable, and on hallucinated stems (the
+part a real stem's forms share replaced by random symbols) for the smallest tables.
+:mod:`phonkit.tasks.candidates` averages its posterior over a gap's analogy candidates with
+the model's. docs/small-data.md measures it.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from phonkit.model.device import one_thread
+
+Symbols = tuple[str, ...]
+Paradigm = Mapping[str, Symbols]  # known forms of a stem by cell
+Example = tuple[int, int, Sequence[int]]  # stem, target cell, cells it may read
+
+PAD, BOS, EOS, UNK = 0, 1, 2, 3
+TAGS = 4  # the cells' tags follow the specials; the symbols follow the tags
+OFFSETS = 10  # alignment moves -3..+5 within a form, and one to another form
+UNSEEN = 1_000.0  # -log p of a form the model cannot read (a cell it never saw)
+
+
+@dataclass(frozen=True)
+class CopyConfig:
+    """Settings of one copy model (chosen by :func:`sized`, stored with its weights)."""
+
+    stems_per_batch: int = 8
+    steps: int = 80
+    hallucinated: float = 0.0  # synthetic stems per real stem
+    content: bool = True  # q_t . k_j in the alignment's moves (else state-dependent shifts)
+    seed: int = 1
+    embedding: int = 32
+    hidden: int = 64
+    dim: int = 64
+    dropout: float = 0.2
+    sigma: float = 0.03
+    lr: float = 0.008
+    cell_lr_scale: float = 10.0
+    prior: float = 1e-4
+    subset: float = 0.5  # chance that only some of the other forms are readable
+    kept_at_junction: int = 1  # symbols a hallucinated stem keeps next to an affix
+    extra_length: int = 6  # a decoded form is at most this longer than its longest source
+
+
+def sized(table: Sequence[Sequence[Symbols]], seed: int) -> CopyConfig:
+    """The settings for a table (rows of forms, ``()`` where unknown), by its size only:
+    ~4,000 example passes, at most 80 updates, batches of whole stems with ~48 forms,
+    hallucination for tables under 100 forms, and content in the alignment's moves from
+    3.5 forms per stem on 10 or more stems."""
+    forms = sum(1 for row in table for form in row if form)
+    stems = sum(1 for row in table if any(row))
+    per_stem = forms / max(1, stems)
+    hallucinated = min(1.0, 100 / max(1, forms))
+    per_batch = max(1, round(48 / per_stem))
+    epochs = 4_000 / (forms * (1 + hallucinated))
+    steps = int(min(80, epochs * math.ceil(stems * (1 + hallucinated) / per_batch)))
+    return CopyConfig(
+        stems_per_batch=per_batch,
+        steps=max(1, steps),
+        hallucinated=hallucinated,
+        content=per_stem >= 3.5 and stems >= 10,
+        seed=seed,
+    )
+
+
+@dataclass
+class Batch:
+    forms: Tensor  # (forms, length) ids of every known form of the batch's stems, tag first
+    slots: Tensor  # (forms,) each form's place stem * cells + cell
+    stems: int
+    stem: Tensor  # (examples,) each example's stem
+    cell: Tensor  # (examples,) each example's target cell
+    readable: Tensor  # (examples, cells) the cells each example may read
+
+
+class CopyNet(nn.Module):
+    def __init__(self, config: CopyConfig, symbols: int, cells: int):
+        super().__init__()
+        self.config = config
+        e, h, d = config.embedding, config.hidden, config.dim
+        self.embed = nn.Embedding(symbols, e, padding_idx=PAD)
+        self.cell = nn.Embedding(cells, d)
+        nn.init.normal_(self.cell.weight, std=0.1)
+        self.encoder = nn.LSTM(e, h, batch_first=True, bidirectional=True)
+        self.to_uf = nn.Linear(2 * h, d)
+        self.init = nn.Linear(d, 2 * h)
+        self.decoder = nn.LSTM(e + d, h, batch_first=True)
+        self.key = nn.Linear(2 * h, h + d, bias=False)
+        self.gate = nn.Linear(h + 2 * h + d, 1)
+        # the alignment starts out favouring "move one symbol on"
+        self.shift = nn.Parameter(torch.tensor([-1, -1, -1, 0, 2, -0.5, -1, -1, -1, -2]))
+        self.shift_h = nn.Linear(h, OFFSETS)
+        nn.init.zeros_(self.shift_h.weight)
+        nn.init.zeros_(self.shift_h.bias)
+        self.W = nn.Linear(h + 2 * h + d, h)
+        self.V = nn.Linear(h, symbols)
+        self.drop = nn.Dropout(config.dropout)
+
+    def encode(self, batch: Batch) -> dict[str, Any]:
+        """The memory of each example's stem (its readable known forms) and its UF ``u``."""
+        cells = batch.readable.size(1)
+        length = batch.forms.size(1)
+        present = batch.forms != PAD
+        packed = nn.utils.rnn.pack_padded_sequence(
+            self.drop(self.embed(batch.forms)),
+            present.sum(1),
+            batch_first=True,
+            enforce_sorted=False,
+        )
+        states = nn.utils.rnn.pad_packed_sequence(
+            self.encoder(packed)[0], batch_first=True, total_length=length
+        )[0]
+        width = states.size(-1)
+        states = torch.cat([states, self.key(states)], -1)  # keys projected once per form
+        slots = batch.stems * cells
+        memory = states.new_zeros(slots, length, states.size(-1))
+        memory = memory.index_copy(0, batch.slots, states).view(batch.stems, cells * length, -1)
+        keys, memory = memory[..., width:], memory[..., :width]
+        ids = batch.forms.new_zeros(slots, length).index_copy(0, batch.slots, batch.forms)
+        ids = ids.view(batch.stems, cells * length)[batch.stem]
+        mask = (ids != PAD) & batch.readable.repeat_interleave(length, 1)
+        # examples live on a (stem, cell) grid: attention is a per-stem batched product
+        grid = (batch.stem * cells + batch.cell, batch.stems, cells)
+        mean = self.per_stem(mask.float().unsqueeze(1), memory, grid)[:, 0]
+        mean = mean / mask.sum(1, keepdim=True).clamp(min=1)
+        u = 0.5 * (self.to_uf(mean) + self.cell(batch.cell))
+        if self.training:
+            u = u + self.config.sigma * torch.randn_like(u)
+        return {"memory": memory, "keys": keys, "grid": grid, "mask": mask, "ids": ids, "u": u}
+
+    @staticmethod
+    def per_stem(x: Tensor, memory: Tensor, grid: tuple[Tensor, int, int]) -> Tensor:
+        """``x`` (examples, T, k) times its stem's ``memory`` (stems, k, n): (examples, T, n)."""
+        place, stems, cells = grid
+        _, steps, k = x.shape
+        spread = x.new_zeros(stems * cells, steps, k).index_copy(0, place, x)
+        product = torch.bmm(spread.view(stems, cells * steps, k), memory)
+        return product.view(stems * cells, steps, -1)[place]
+
+    def start(self, u: Tensor) -> tuple[Tensor, Tensor]:
+        h, c = torch.tanh(self.init(u)).chunk(2, -1)
+        return h.unsqueeze(0).contiguous(), c.unsqueeze(0).contiguous()
+
+    def read(self, previous: Tensor, u: Tensor, state: tuple[Tensor, Tensor]):
+        x = self.drop(self.embed(previous))
+        return self.decoder(torch.cat([x, u.unsqueeze(1).expand(-1, x.size(1), -1)], -1), state)
+
+    def prepare(self, h: Tensor, memory: dict[str, Any], batch: Batch) -> dict[str, Tensor]:
+        """What the alignment's steps over the decoder states ``h`` (examples, T, hidden)
+        share: the moves' weights and normalisers, the start, the output's projections."""
+        mask, u, grid = memory["mask"], memory["u"], memory["grid"]
+        examples, steps, hidden = h.shape
+        cells = batch.readable.size(1)
+        length = mask.size(1) // cells
+        if self.config.content:
+            query = torch.cat([h, self.cell(batch.cell).unsqueeze(1).expand(-1, steps, -1)], -1)
+            scores = self.per_stem(query, memory["keys"].transpose(1, 2), grid)
+        else:
+            scores = h.new_zeros(examples, steps, mask.size(1))
+        scores = scores.masked_fill(~mask.unsqueeze(1), -1e9)
+        content = torch.exp(scores - scores.max(-1, keepdim=True).values)
+        shifts = self.shift.expand(examples, steps, OFFSETS)
+        if not self.config.content:
+            shifts = shifts + self.shift_h(h)
+        moves = torch.exp(shifts)
+        norm = self.band(
+            content.reshape(-1, cells, length), moves.reshape(-1, OFFSETS), normaliser=True
+        )
+        first = ((torch.arange(mask.size(1)) % length == 0).unsqueeze(0) & mask).float()
+        weights = torch.cat([self.W.weight, self.gate.weight], 0)  # [W; gate] on [h; ctx; u]
+        bias = torch.cat([self.W.bias, self.gate.bias], 0)
+        width = memory["memory"].size(-1)
+        w_h, w_ctx, w_u = weights.split([hidden, width, weights.size(1) - hidden - width], 1)
+        return {
+            "content": content,
+            "norm": norm.view(examples, steps, -1),
+            "moves": moves,
+            "start": first / first.sum(-1, keepdim=True).clamp(min=1),  # on the cell tags
+            "memory_out": (memory["memory"] @ w_ctx.t())[grid[0] // cells],
+            "base": h @ w_h.t() + (u @ w_u.t() + bias).unsqueeze(1),
+        }
+
+    @staticmethod
+    def band(x: Tensor, moves: Tensor, normaliser: bool = False) -> Tensor:
+        """Sums over the alignment's moves of ``x`` (N, cells, length) weighted by ``moves``
+        (N, 10): with ``normaliser`` the weight of every move out of each position, else the
+        flow into each position."""
+        n, cells, length = x.shape
+        if normaliser:  # window k covers j = i + k - 3
+            window = F.pad(x, (3, 5)).unfold(2, 9, 1)
+            same = (window * moves[:, None, None, :9]).sum(-1)
+        else:  # window k covers i = j + k - 5
+            window = F.pad(x, (5, 3)).unfold(2, 9, 1)
+            same = (window * moves[:, None, None, :9].flip(-1)).sum(-1)
+        per_form = x.sum(2, keepdim=True)
+        other = per_form.sum(1, keepdim=True) - per_form
+        return (same + moves[:, None, None, 9] * other).reshape(n, cells * length)
+
+    def step(self, alpha: Tensor, prepared: dict[str, Tensor], t: int):
+        """The alignment predicted for step ``t`` from ``alpha``, the posterior of the last,
+        with the generative distribution and the copy gate."""
+        weight = alpha / prepared["norm"][:, t].clamp(min=1e-30)
+        cells = self.cell.num_embeddings
+        flow = self.band(weight.view(weight.size(0), cells, -1), prepared["moves"][:, t])
+        predicted = prepared["content"][:, t] * flow
+        predicted = predicted / predicted.sum(-1, keepdim=True).clamp(min=1e-30)
+        mixed = torch.bmm(predicted.unsqueeze(1), prepared["memory_out"])[:, 0]
+        pre = prepared["base"][:, t] + mixed
+        generated = torch.softmax(self.V(torch.tanh(pre[:, :-1])), -1)
+        return predicted, generated, torch.sigmoid(pre[:, -1:])
+
+    @staticmethod
+    def observe(predicted: Tensor, generated: Tensor, gate: Tensor, ids: Tensor, y: Tensor):
+        """p(y) and the alignment's posterior once ``y`` is emitted."""
+        hit = (ids == y.unsqueeze(1)).float()
+        joint = predicted * ((1 - gate) * generated.gather(1, y.unsqueeze(1)) + gate * hit)
+        p = joint.sum(-1)
+        return p, joint / p.unsqueeze(1).clamp(min=1e-30)
+
+    @staticmethod
+    def distribution(predicted: Tensor, generated: Tensor, gate: Tensor, ids: Tensor) -> Tensor:
+        copied = torch.zeros_like(generated).scatter_add_(1, ids, predicted)
+        return (1 - gate) * generated + gate * copied
+
+    def forward(self, batch: Batch, inputs: Tensor, targets: Tensor) -> Tensor:
+        """log p of each target symbol (examples, T), the previous ones given."""
+        memory = self.encode(batch)
+        u = memory["u"]
+        h, _ = self.read(inputs, u, self.start(u))
+        prepared = self.prepare(h, memory, batch)
+        alpha, out = prepared["start"], []
+        for t in range(h.size(1)):
+            predicted, generated, gate = self.step(alpha, prepared, t)
+            p, alpha = self.observe(predicted, generated, gate, memory["ids"], targets[:, t])
+            out.append(torch.log(p + 1e-10))
+        return torch.stack(out, 1)
+
+
+class CopyModel:
+    """A trained copy model with its symbols and cells."""
+
+    def __init__(self, config: CopyConfig, symbols: Sequence[str], cells: Sequence[str]):
+        self.config = config
+        self.symbols = list(symbols)
+        self.cells = list(cells)
+        self.ids = {s: i for i, s in enumerate(["<pad>", "<s>", "</s>", "<unk>"], 0)}
+        self.ids.update({s: TAGS + len(cells) + i for i, s in enumerate(self.symbols)})
+        self.cell_ids = {c: i for i, c in enumerate(self.cells)}
+        self.net = CopyNet(config, TAGS + len(cells) + len(symbols), len(cells))
+
+    # -- training ----------------------------------------------------------------------------
+    @classmethod
+    def train(cls, paradigms: Mapping[str, Paradigm], seed: int) -> CopyModel:
+        """A copy model trained on the known forms of each stem (by cell)."""
+        cells = sorted({cell for paradigm in paradigms.values() for cell in paradigm})
+        table = [[paradigm.get(cell, ()) for cell in cells] for paradigm in paradigms.values()]
+        frequency = Counter(symbol for row in table for form in row for symbol in form)
+        with alone(seed):
+            model = cls(sized(table, seed), sorted(frequency), cells)
+            model.fit(table, frequency)
+        return model
+
+    def fit(self, table: list[list[Symbols]], frequency: Counter[str]) -> None:
+        config = self.config
+        rng = random.Random(config.seed)
+        rows = list(table)
+        sources = [row for row in table if sum(1 for form in row if form) >= 2]
+        alphabet, weights = list(frequency), list(frequency.values())
+        for _ in range(round(config.hallucinated * len(sources))):
+            made = hallucinate(rng.choice(sources), alphabet, weights, config, rng)
+            if made is not None:
+                rows.append(made)
+        trained = [i for i, row in enumerate(rows) if sum(1 for form in row if form) >= 2]
+        cell_vectors = [self.net.cell.weight]
+        others = [p for p in self.net.parameters() if p is not self.net.cell.weight]
+        optimiser = torch.optim.Adam(
+            [
+                {"params": others, "lr": config.lr},
+                {"params": cell_vectors, "lr": config.lr * config.cell_lr_scale},
+            ]
+        )
+        self.net.train()
+        step = 0
+        while step < config.steps and trained:
+            rng.shuffle(trained)
+            for first in range(0, len(trained), config.stems_per_batch):
+                stems = [rows[i] for i in trained[first : first + config.stems_per_batch]]
+                examples, targets = [], []
+                for number, row in enumerate(stems):
+                    filled = [cell for cell, form in enumerate(row) if form]
+                    for cell in filled:
+                        others_ = [c for c in filled if c != cell]
+                        if len(others_) > 1 and rng.random() < config.subset:
+                            others_ = rng.sample(others_, rng.randint(1, len(others_) - 1))
+                        examples.append((number, cell, others_))
+                        targets.append(row[cell])
+                inputs, outputs = self.targets(targets)
+                log_p = self.net(self.batch(stems, examples), inputs, outputs)
+                loss = -(log_p * (outputs != PAD)).sum() / len(examples)
+                loss = loss + config.prior * (self.net.cell.weight**2).sum() / 2
+                optimiser.zero_grad()
+                loss.backward()
+                optimiser.step()
+                step += 1
+                if step >= config.steps:
+                    break
+        self.net.eval()
+
+    # -- reading forms -----------------------------------------------------------------------
+    def encode(self, form: Symbols) -> list[int]:
+        return [self.ids.get(symbol, UNK) for symbol in form]
+
+    def batch(self, stems: Sequence[Sequence[Symbols]], examples: Sequence[Example]) -> Batch:
+        """The model's input for ``examples`` (stem, target cell, readable cells) of ``stems``
+        (rows of forms by cell index, ``()`` where unknown)."""
+        cells = len(self.cells)
+        forms, slots = [], []
+        for number, row in enumerate(stems):
+            for cell, form in enumerate(row):
+                if form:
+                    forms.append([TAGS + cell, *self.encode(form), EOS])
+                    slots.append(number * cells + cell)
+        length = max(len(form) for form in forms)
+        readable = torch.zeros(len(examples), cells, dtype=torch.bool)
+        for number, (_, _, sources) in enumerate(examples):
+            readable[number, list(sources)] = True
+        return Batch(
+            torch.tensor([form + [PAD] * (length - len(form)) for form in forms]),
+            torch.tensor(slots),
+            len(stems),
+            torch.tensor([stem for stem, _, _ in examples]),
+            torch.tensor([cell for _, cell, _ in examples]),
+            readable,
+        )
+
+    def targets(self, forms: Sequence[Symbols]) -> tuple[Tensor, Tensor]:
+        """Decoder inputs (``<s>`` first) and outputs (``</s>`` last) of ``forms``."""
+        encoded = [self.encode(form) for form in forms]
+        length = max(len(ids) for ids in encoded) + 1
+        inputs = [[BOS, *ids] + [PAD] * (length - 1 - len(ids)) for ids in encoded]
+        outputs = [[*ids, EOS] + [PAD] * (length - 1 - len(ids)) for ids in encoded]
+        return torch.tensor(inputs), torch.tensor(outputs)
+
+    def query(self, known: Paradigm, cell: str) -> tuple[list[Symbols], Example] | None:
+        """A stem's row and the example of its ``cell`` read from its other known forms;
+        None where the model cannot (a cell it never saw, or no other known form)."""
+        if cell not in self.cell_ids:
+            return None
+        row = [known.get(c, ()) if c != cell else () for c in self.cells]
+        sources = [number for number, form in enumerate(row) if form]
+        return (row, (0, self.cell_ids[cell], sources)) if sources else None
+
+    # -- judging -----------------------------------------------------------------------------
+    @torch.no_grad()
+    def nll(self, known: Paradigm, cell: str, forms: Sequence[Symbols]) -> list[float] | None:
+        """-log p of each of ``forms`` in ``cell`` of a stem with the ``known`` forms;
+        None where the model cannot read the stem."""
+        found = self.query(known, cell)
+        if found is None or not forms:
+            return None
+        row, example = found
+        stems = [row] * len(forms)  # one stem per form: each (stem, cell) once in the grid
+        examples = [(number, example[1], example[2]) for number in range(len(forms))]
+        inputs, outputs = self.targets(forms)
+        log_p = self.net(self.batch(stems, examples), inputs, outputs)
+        return (-(log_p * (outputs != PAD)).sum(1)).tolist()
+
+    @torch.no_grad()
+    def greedy(self, known: Paradigm, cell: str) -> Symbols | None:
+        """The most probable symbol at each step in ``cell`` of a stem with the ``known``
+        forms; None where the model cannot read the stem."""
+        found = self.query(known, cell)
+        if found is None:
+            return None
+        row, example = found
+        batch = self.batch([row], [example])
+        memory = self.net.encode(batch)
+        u = memory["u"]
+        state = self.net.start(u)
+        alpha = None
+        previous = torch.full((1, 1), BOS)
+        symbols: list[str] = []
+        names = {i: s for s, i in self.ids.items()}
+        longest = max(len(form) for form in row)
+        for _ in range(longest + self.config.extra_length):
+            h, state = self.net.read(previous, u, state)
+            prepared = self.net.prepare(h, memory, batch)
+            alpha = prepared["start"] if alpha is None else alpha
+            predicted, generated, gate = self.net.step(alpha, prepared, 0)
+            p = self.net.distribution(predicted, generated, gate, memory["ids"])
+            p[:, [PAD, BOS, UNK]] = 0
+            p[:, TAGS : TAGS + len(self.cells)] = 0
+            chosen = p.argmax(-1)
+            if chosen.item() == EOS:
+                break
+            symbols.append(names[int(chosen.item())])
+            alpha = self.net.observe(predicted, generated, gate, memory["ids"], chosen)[1]
+            previous = chosen.unsqueeze(1)
+        return tuple(symbols)
+
+    # -- storing -----------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        return {
+            "config": asdict(self.config),
+            "symbols": self.symbols,
+            "cells": self.cells,
+            "weights": self.net.state_dict(),
+        }
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> CopyModel:
+        model = cls(CopyConfig(**state["config"]), state["symbols"], state["cells"])
+        model.net.load_state_dict(state["weights"])
+        model.net.eval()
+        return model
+
+
+@contextmanager
+def alone(seed: int) -> Iterator[None]:
+    """Torch's random numbers from ``seed`` on one CPU thread, then as they were."""
+    with torch.random.fork_rng(devices=[]), one_thread():
+        torch.manual_seed(seed)
+        yield
+
+
+def shared_part(forms: Sequence[Symbols]) -> tuple[list[int], int]:
+    """Where the longest substring that all ``forms`` share starts in each, and its length."""
+    shortest = min(forms, key=len)
+    for length in range(len(shortest), 0, -1):
+        for start in range(len(shortest) - length + 1):
+            part = shortest[start : start + length]
+            starts = []
+            for form in forms:
+                found = next(
+                    (o for o in range(len(form) - length + 1) if form[o : o + length] == part),
+                    -1,
+                )
+                if found < 0:
+                    break
+                starts.append(found)
+            else:
+                return starts, length
+    return [], 0
+
+
+def hallucinate(
+    row: Sequence[Symbols],
+    alphabet: list[str],
+    weights: list[int],
+    config: CopyConfig,
+    rng: random.Random,
+) -> list[Symbols] | None:
+    """A synthetic stem: the part the row's forms share replaced by random symbols in all of
+    them, but for ``kept_at_junction`` symbols where some form has an affix on that side."""
+    cells = [cell for cell, form in enumerate(row) if form]
+    forms = [row[cell] for cell in cells]
+    starts, length = shared_part(forms)
+    if length == 0:
+        return None
+    keep = config.kept_at_junction
+    left = keep if any(start > 0 for start in starts) else 0
+    right = keep if any(s + length < len(f) for f, s in zip(forms, starts, strict=True)) else 0
+    if length - left - right < 1:
+        return None
+    middle = tuple(rng.choices(alphabet, weights)[0] for _ in range(length - left - right))
+    made: list[Symbols] = [()] * len(row)
+    for cell, form, start in zip(cells, forms, starts, strict=True):
+        made[cell] = form[: start + left] + middle + form[start + length - right :]
+    return made

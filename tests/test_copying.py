@@ -1,0 +1,88 @@
+"""The copy model (``model.candidates=analogy+copy``): it learns to copy a stem's known form
+and choose the affix by it, hallucinates stems that keep their affixes, stores and reloads,
+and joins the model in ranking a run's candidates."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from test_tables import HARMONY, write_table
+
+from phonkit.data.lexicon import segment
+from phonkit.model.copying import CopyConfig, CopyModel, hallucinate, shared_part, sized
+from phonkit.run.directory import Run
+from phonkit.tasks.candidates import posterior
+
+
+@pytest.fixture(scope="module")
+def harmony() -> CopyModel:
+    rows = [line.split(",") for line in HARMONY.splitlines()]
+    paradigms = {
+        r[0]: {cell: segment(f) for cell, f in zip("12", r, strict=True) if f} for r in rows
+    }
+    return CopyModel.train(paradigms, seed=1)
+
+
+def test_copy_model_copies_the_stem_and_chooses_the_affix_by_its_vowels(harmony):
+    for stem, right, wrong in (
+        ("araba", "arabalar", "arabaler"),
+        ("orman", "ormanlar", "ormanler"),
+    ):
+        known = {"1": segment(stem)}
+        better, worse = harmony.nll(known, "2", [segment(right), segment(wrong)])
+        assert better + 2 < worse  # e^2: more than seven times as probable
+        assert "".join(harmony.greedy(known, "2")) == right
+
+
+def test_copy_model_cannot_judge_an_unseen_cell_or_a_stem_with_nothing_known(harmony):
+    assert harmony.nll({"1": segment("ev")}, "3", [segment("evler")]) is None
+    assert harmony.nll({}, "2", [segment("evler")]) is None
+    assert harmony.greedy({"2": segment("evler")}, "2") is None  # only the target is known
+
+
+def test_copy_model_reloads_with_the_same_judgement(harmony):
+    again = CopyModel.from_state(harmony.state())
+    known, forms = {"1": segment("deniz")}, [segment("denizler"), segment("denizlar")]
+    assert again.nll(known, "2", forms) == pytest.approx(harmony.nll(known, "2", forms))
+
+
+def test_sized_copy_settings_follow_the_table_size():
+    small = sized([[("a",), ("a", "b")]] * 5, seed=3)
+    assert (small.hallucinated, small.content, small.seed) == (1.0, False, 3)
+    big = sized([[("a",)] * 4] * 60, seed=1)  # 240 forms, 4 per stem, 60 stems
+    assert big.content and big.hallucinated == pytest.approx(100 / 240)
+    assert big.steps == 80 and big.stems_per_batch == 12
+
+
+def test_hallucinated_stems_keep_the_affixes_and_change_the_shared_part():
+    row = [tuple("kitap"), tuple("kitaplar"), ()]
+    assert shared_part([row[0], row[1]]) == ([0, 0], 5)
+    made = hallucinate(row, ["x"], [1], CopyConfig(), random.Random(1))
+    assert made == [tuple("xxxxp"), tuple("xxxxplar"), ()]  # the junction's symbol kept
+
+
+def test_posterior_over_candidates_sums_to_one():
+    assert posterior([1.0, 1.0]) == [0.5, 0.5]
+    assert sum(posterior([0.1, 3.0, 7.5])) == pytest.approx(1)
+
+
+def test_fill_with_the_copy_model_keeps_it_in_the_run(cli, tmp_path):
+    path = tmp_path / "harmony.csv"
+    path.write_text(HARMONY, encoding="utf-8")
+    out = tmp_path / "run"
+    result = cli("fill", str(path), "--candidates", "analogy+copy", "--out", str(out))
+    assert result.code == 0, result.err
+    assert json.loads((out / "config.json").read_text())["model"]["candidates"] == "analogy+copy"
+    assert len(Run(out).copy_models()) == 2 and not Run(out).missing_copy_models()
+    filled = [line.split(",")[1] for line in result.out.splitlines()[16:]]
+    assert all(form.endswith(("lar", "ler")) for form in filled)
+    again = cli("predict", "-m", str(out), stdin=b"17\t2\t\n")  # araba
+    assert again.code == 0 and again.out.split("\t")[2].strip() == filled[0]
+
+
+def test_copy_candidates_are_a_choice_of_the_candidates_setting(cli, tmp_path):
+    path = write_table(tmp_path / "t.csv", [["a", "ab"], ["c", ""]])
+    result = cli("fill", str(path), "--candidates", "copy")
+    assert result.code == 2 and "model, analogy or analogy+copy" in result.err
