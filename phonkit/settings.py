@@ -297,21 +297,33 @@ GROUP_NAMES = {kind: group for group, kind in GROUPS.items()}
 # --- settings by the size of the data -----------------------------------------------------
 # Below SMALL training forms the defaults above (chosen at the paper's scale, tens of
 # thousands of forms) are replaced by the rules of sized(); at or above it nothing changes.
-# The rules depend on the number of training forms only, never on a table's name or language
-# (docs/small-data.md measures them on the textbook tables).
+# The rules depend on the numbers of training forms and cells only, never on a table's name
+# or language (docs/small-data.md measures them on the textbook tables).
+
+# Cells (feature bundles) up to which the copy models judge: a copy model's memory holds a
+# place for every cell of a stem, so its cost grows with the paradigm (the textbook tables
+# have 2 to 13 cells; a UniMorph sample with ~70 took minutes where a table takes seconds).
+COPY_CELLS = 16
 
 
-def sized(forms: int) -> dict[str, Any]:
-    """The settings for ``forms`` training forms that differ from the defaults."""
+def sized(forms: int, cells: int = 0) -> dict[str, Any]:
+    """The settings for ``forms`` training forms in ``cells`` cells that differ from the
+    defaults."""
     if forms >= SMALL:
         return {}
-    return {"candidates": "analogy+copy", "dim": 128, "epochs": 60, "batch_size": 16}
+    return {
+        "candidates": "analogy+copy" if cells <= COPY_CELLS else "analogy",
+        "dim": 128,
+        "epochs": 60,
+        "batch_size": 16,
+    }
 
 
 def sized_settings(
-    forms: int, given: Mapping[str, Any] | None = None
+    forms: int, cells: int = 0, given: Mapping[str, Any] | None = None
 ) -> tuple[ModelConfig, TrainConfig]:
-    """The model and training settings for ``forms`` training forms: the sized rules, with
-    the settings in ``given`` (by field name: ``dim``, ``epochs``, ``lr``...) on top."""
-    parts = split(sized(forms) | dict(given or {}))
+    """The model and training settings for ``forms`` training forms in ``cells`` cells: the
+    sized rules, with the settings in ``given`` (by field name: ``dim``, ``epochs``,
+    ``lr``...) on top."""
+    parts = split(sized(forms, cells) | dict(given or {}))
     return ModelConfig(**parts["model"]), TrainConfig(**parts["training"])

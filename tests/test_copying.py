@@ -86,3 +86,11 @@ def test_copy_candidates_are_a_choice_of_the_candidates_setting(cli, tmp_path):
     path = write_table(tmp_path / "t.csv", [["a", "ab"], ["c", ""]])
     result = cli("fill", str(path), "--candidates", "copy")
     assert result.code == 2 and "model, analogy or analogy+copy" in result.err
+
+
+def test_copy_models_judge_small_sets_of_table_sized_paradigms_only():
+    from phonkit.settings import sized as sized_settings
+
+    assert sized_settings(300, 13)["candidates"] == "analogy+copy"  # a textbook table
+    assert sized_settings(200, 70)["candidates"] == "analogy"  # a UniMorph sample
+    assert sized_settings(5_000, 5) == {}  # at scale nothing changes

@@ -4,6 +4,7 @@ trainer -> run directory -> scores. The CLI commands are thin wrappers of these 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from phonkit.data.lexicon import DEFAULT_DECOMPOSITION, Lexicon
 from phonkit.data.split import HOLDS_NO_DEV, PROTOCOLS, Split, has_counts, stem_folds
 from phonkit.data.tsv import format_rows
 from phonkit.errors import InputError
-from phonkit.model.device import choose_device, resolve_precision
+from phonkit.model.device import choose_device, one_thread, resolve_precision
 from phonkit.model.factory import load_model, run_model
 from phonkit.model.training import Checkpoint, Trainer, seed_everything
 from phonkit.plugins import lookup
@@ -62,9 +63,10 @@ class TrainRequest:
         """The seed of the split and of training."""
         return self.settings.get("seed", (self.training or TrainConfig()).seed)
 
-    def configs(self, forms: int) -> tuple[ModelConfig, TrainConfig]:
-        """The model and training settings of a run with ``forms`` training forms."""
-        model, training = sized_settings(forms)
+    def configs(self, forms: int, cells: int = 0) -> tuple[ModelConfig, TrainConfig]:
+        """The model and training settings of a run with ``forms`` training forms in
+        ``cells`` cells (feature bundles)."""
+        model, training = sized_settings(forms, cells)
         parts = split_settings(self.settings)
         return (
             replace(self.model or model, **parts["model"]),
@@ -224,7 +226,8 @@ def start_run(job: TrainRequest, out: Path, force: bool, lexicon: Lexicon | None
     examples = surface_examples(lexicon, job.transcriber, request.lang, job.morphemes)
     split = split_examples(examples, job, lexicon.name or job.corpus)
     vocabularies = Vocabularies.build(split.train)
-    model, training = job.configs(len(split.train))
+    cells = len({example.entry.bundle for example in split.train})
+    model, training = job.configs(len(split.train), cells)
     config = RunConfig(
         phonkit_version=__version__,
         data=DataSettings(
@@ -280,10 +283,13 @@ def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, f
         f"({sum(p.numel() for p in trainer.model.parameters()):,} parameters)"
     )
     copying = start_copy_models(run, device)
-    try:
-        with TrainingProgress(
-            training.epochs, trainer.batches_per_epoch(), trainer.epoch
-        ) as progress:
+    try:  # beside the copy models, one thread: a second would spin while they compute
+        with (
+            one_thread() if copying else nullcontext(),
+            TrainingProgress(
+                training.epochs, trainer.batches_per_epoch(), trainer.epoch
+            ) as progress,
+        ):
             trainer.fit(progress.advance, progress.report)
     except BaseException:
         stop_copy_models(copying)

@@ -1,0 +1,86 @@
+"""Which judges choose a small table's candidates best: the model, each copy model, together.
+
+    python benchmarks/copy_judges.py EXPERIMENT_DIR
+
+Over the finished runs of a ``phonkit experiment tables`` directory made with
+``model.candidates=analogy+copy`` (the setting below 2,000 forms: each run keeps its model
+and its two copy models), re-chooses every held-out cell under each rule below, without
+training: each judge's -log p over the cell's analogy candidates becomes a posterior, a rule
+ranks by the mean of its judges' posteriors. A cell with one candidate takes it; a cell with
+none takes the first copy model's greedy form under the rules with a copy model, and counts
+as wrong under ``model`` (whose own decoding the experiment would use instead). Prints the
+mean ACC over tables (each table's folds pooled) of every rule.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+from pathlib import Path
+
+import torch
+
+from phonkit.model.factory import load_model
+from phonkit.run.directory import Run, is_finished
+from phonkit.tasks.candidates import Rewrites, posterior, scored_by
+
+RULES = {  # rule: judges (0 the model, 1 and 2 the copy models)
+    "model": (0,),
+    "model + copy 1": (0, 1),
+    "model + copy 2": (0, 2),
+    "model + copy 1 + copy 2 (the setting)": (0, 1, 2),
+    "copy 1": (1,),
+    "copy 1 + copy 2": (1, 2),
+}
+
+
+def choices(run: Run) -> list[dict[str, bool]]:
+    """For each held-out cell of ``run``: whether each rule gets it."""
+    model = load_model(run, torch.device("cpu"))
+    rewrites = Rewrites.of(run)
+    assert rewrites is not None and len(rewrites.copies) == 2, f"{run.path}: not analogy+copy"
+    examples = run.examples("test")
+    candidates = [rewrites.candidates(e.entry.lemma, e.entry.bundle) for e in examples]
+    found = []
+    for example, scored in zip(
+        examples, scored_by(model, run.vocabularies(), examples, candidates), strict=True
+    ):
+        known, bundle = rewrites.known(example.entry.lemma), example.entry.bundle
+        forms = [form for form, _ in scored]
+        judged = [[nll for _, nll in scored]] + [
+            c.nll(known, bundle, forms) for c in rewrites.copies
+        ]
+        guess = rewrites.copies[0].greedy(known, bundle) if not forms else None
+        right = {}
+        for rule, judges in RULES.items():
+            if len(forms) == 1:
+                chosen = forms[0]
+            elif not forms:
+                chosen = guess if judges != (0,) else None
+            else:
+                votes = [posterior(judged[j]) for j in judges if judged[j]]
+                mean = [sum(column) for column in zip(*votes, strict=True)]
+                chosen = forms[max(range(len(forms)), key=mean.__getitem__)]
+            right[rule] = chosen == example.surface
+        found.append(right)
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("experiment", type=Path)
+    root = parser.parse_args().experiment
+    torch.set_num_threads(1)
+    per_table: dict[str, list[dict[str, bool]]] = defaultdict(list)
+    for path in sorted((root / "runs").iterdir()):
+        if is_finished(path):
+            per_table[path.name.rsplit("-f", 1)[0]] += choices(Run(path))
+    print("| judges | mean ACC |\n|---|---:|")
+    for rule in RULES:
+        accs = [100 * sum(c[rule] for c in cells) / len(cells) for cells in per_table.values()]
+        print(f"| {rule} | {sum(accs) / len(accs):.2f} |")
+    print(f"\n{len(per_table)} tables, {sum(map(len, per_table.values()))} held-out cells")
+
+
+if __name__ == "__main__":
+    main()
