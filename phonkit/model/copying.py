@@ -1,4 +1,4 @@
-"""The copy model: a second judge of a table's candidates (``model.candidates=analogy+copy``).
+"""The copy model: a judge of a table's candidates beside pi (``model.candidates=analogy+copy``).
 
 pi learns each stem's underlying form as a free vector; with three or four forms per stem
 that vector hardly steers the decoder. The copy model infers the stem's underlying form from
@@ -12,13 +12,15 @@ where ``a_t`` is a monotonic alignment, a hidden Markov model over the known for
 positions: from position i it moves to j with weight exp(shift[j - i]) (offsets -3..+5
 within a form, one weight for "another form"), times exp(q_t . k_j) on tables with many
 forms per stem, or with shifts that depend on the decoder state on the others. Its
-likelihood is exact (the forward algorithm), and ``ctx`` is the expected memory state.
+likelihood is exact (the forward algorithm), and ``ctx`` is the expected memory state: an
+alignment in the spirit of Wu & Cotterell's exact hard monotonic attention (ACL 2019).
 
 It trains for a budget of updates set by the table's size (:func:`sized`), on whole stems
 with now and then only some of their other forms readable, and on hallucinated stems (the
-part a real stem's forms share replaced by random symbols) for the smallest tables.
-:mod:`phonkit.tasks.candidates` averages its posterior over a gap's analogy candidates with
-the model's. docs/small-data.md measures it.
+part a real stem's forms share replaced by random symbols, after Anastasopoulos & Neubig,
+EMNLP 2019) for the smallest tables. :mod:`phonkit.tasks.candidates` averages its posterior
+over a gap's analogy candidates with the model's and another copy model's.
+docs/small-data.md measures it.
 """
 
 from __future__ import annotations

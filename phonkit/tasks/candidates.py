@@ -41,8 +41,8 @@ class Rewrites:
     @classmethod
     def of(cls, run: Run) -> Rewrites | None:
         """The rewrites of a run whose model ranks them (``model.candidates`` is not
-        ``model``), counted over its training forms, with the run's copy model where it has
-        one; None for a model that decodes on its own."""
+        ``model``), counted over its training forms, with the run's copy models where it
+        has them; None for a model that decodes on its own."""
         if run.config.model.candidates == "model":
             return None
         return cls(run.examples("train"), run.copy_models())
@@ -80,9 +80,9 @@ class Rewrites:
         precision: str = "auto",
     ) -> list[list[Symbols]]:
         """For each (word, its known forms beside the training ones): its candidates, most
-        probable first (the model's -log p in one batch; with a copy model, the mean of the
-        two judges' posteriors), or the copy model's greedy form where there is no candidate
-        (nothing without a copy model)."""
+        probable first (the model's -log p in one batch; with copy models, the mean of every
+        judge's posterior), or the first copy model's greedy form where there is no
+        candidate (nothing without copy models)."""
         found = [(word, self.known(word.entry.lemma, given)) for word, given in words]
         candidates = [
             self.candidates(word.entry.lemma, word.entry.bundle, known) for word, known in found
