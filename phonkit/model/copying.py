@@ -37,6 +37,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from phonkit.model.adam import Adam
 from phonkit.model.device import one_thread
 
 Symbols = tuple[str, ...]
@@ -302,7 +303,7 @@ class CopyModel:
         trained = [i for i, row in enumerate(rows) if sum(1 for form in row if form) >= 2]
         cell_vectors = [self.net.cell.weight]
         others = [p for p in self.net.parameters() if p is not self.net.cell.weight]
-        optimiser = torch.optim.Adam(
+        optimiser = Adam(  # phonkit's: torch.optim's import costs more than the training
             [
                 {"params": others, "lr": config.lr},
                 {"params": cell_vectors, "lr": config.lr * config.cell_lr_scale},
