@@ -15,6 +15,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from multiprocessing.process import BaseProcess
@@ -34,6 +35,8 @@ def start_copy_models(run: Run, device: torch.device) -> list[BaseProcess]:
         return []
     if "fork" not in multiprocessing.get_all_start_methods():
         return []
+    for stream in (sys.stdout, sys.stderr):  # a child flushes what it inherits when it ends
+        stream.flush()
     fork = multiprocessing.get_context("fork")
     children: list[BaseProcess] = [
         fork.Process(target=_child, args=(run, number, os.getpid()), daemon=True)
