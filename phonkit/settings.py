@@ -206,7 +206,7 @@ class ModelConfig:
     candidates: str = setting(
         "model",
         "Gaps: the model's own decoding (model), or the analogy rewrites of the stem's known "
-        "forms, ranked by the model (analogy) or by the model and the copy model, which reads "
+        "forms, ranked by the model (analogy) or by the model and two copy models, which read "
         "those forms and copies from them (analogy+copy; docs/small-data.md).",
         choices=CANDIDATES,
     )

@@ -47,7 +47,6 @@ Example = tuple[int, int, Sequence[int]]  # stem, target cell, cells it may read
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
 TAGS = 4  # the cells' tags follow the specials; the symbols follow the tags
 OFFSETS = 10  # alignment moves -3..+5 within a form, and one to another form
-UNSEEN = 1_000.0  # -log p of a form the model cannot read (a cell it never saw)
 
 
 @dataclass(frozen=True)
@@ -319,10 +318,10 @@ class CopyModel:
                 for number, row in enumerate(stems):
                     filled = [cell for cell, form in enumerate(row) if form]
                     for cell in filled:
-                        others_ = [c for c in filled if c != cell]
-                        if len(others_) > 1 and rng.random() < config.subset:
-                            others_ = rng.sample(others_, rng.randint(1, len(others_) - 1))
-                        examples.append((number, cell, others_))
+                        readable = [c for c in filled if c != cell]
+                        if len(readable) > 1 and rng.random() < config.subset:
+                            readable = rng.sample(readable, rng.randint(1, len(readable) - 1))
+                        examples.append((number, cell, readable))
                         targets.append(row[cell])
                 inputs, outputs = self.targets(targets)
                 log_p = self.net(self.batch(stems, examples), inputs, outputs)
