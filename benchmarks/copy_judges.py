@@ -20,6 +20,7 @@ from pathlib import Path
 
 import torch
 
+from phonkit.errors import InputError
 from phonkit.model.factory import load_model
 from phonkit.run.directory import Run, is_finished
 from phonkit.tasks.candidates import Rewrites, posterior, scored_by
@@ -38,7 +39,8 @@ def choices(run: Run) -> list[dict[str, bool]]:
     """For each held-out cell of ``run``: whether each rule gets it."""
     model = load_model(run, torch.device("cpu"))
     rewrites = Rewrites.of(run)
-    assert rewrites is not None and len(rewrites.copies) == 2, f"{run.path}: not analogy+copy"
+    if rewrites is None or len(rewrites.copies) != 2:
+        raise InputError(f"{run.path} has no two copy models (made with analogy+copy?)")
     examples = run.examples("test")
     candidates = [rewrites.candidates(e.entry.lemma, e.entry.bundle) for e in examples]
     found = []
@@ -70,11 +72,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("experiment", type=Path)
     root = parser.parse_args().experiment
+    if not (root / "runs").is_dir():
+        parser.error(f"{root}: not a phonkit experiment directory (no runs/ in it)")
     torch.set_num_threads(1)
     per_table: dict[str, list[dict[str, bool]]] = defaultdict(list)
     for path in sorted((root / "runs").iterdir()):
         if is_finished(path):
-            per_table[path.name.rsplit("-f", 1)[0]] += choices(Run(path))
+            try:
+                per_table[path.name.rsplit("-f", 1)[0]] += choices(Run(path))
+            except InputError as error:  # a record keeps no weights: the experiment does
+                parser.exit(2, f"copy_judges.py: {error}\n")
     print("| judges | mean ACC |\n|---|---:|")
     for rule in RULES:
         accs = [100 * sum(c[rule] for c in cells) / len(cells) for cells in per_table.values()]

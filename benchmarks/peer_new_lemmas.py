@@ -24,32 +24,14 @@ import subprocess
 import time
 from pathlib import Path
 
+from peers import BASE  # this folder: the config every peer run shares
+
 from phonkit.plugins import registry
 from phonkit.run.directory import Run
 from phonkit.tasks.metrics import Scored
 from phonkit.tasks.unseen import reveal
 
-CONFIG = """\
-model:
-  class_path: yoyodyne.models.SoftAttentionLSTMModel
-  init_args:
-    source_encoder:
-      class_path: yoyodyne.models.modules.LSTMEncoder
-    features_encoder: true
-data:
-  source_col: 1
-  target_col: 2
-  features_col: 3
-  features_sep: ";"
-checkpoint:
-  monitor: val_accuracy
-  mode: max
-  filename: best
-trainer:
-  accelerator: cpu
-  devices: 1
-  enable_progress_bar: false
-"""
+CONFIG = BASE.format(model="SoftAttentionLSTMModel")
 
 
 def write_split(run: Run, split: str, path: Path) -> list:

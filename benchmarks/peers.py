@@ -68,7 +68,9 @@ MODELS = {
     "hard": "HardAttentionLSTMModel",
 }
 
-CONFIG = """\
+# The part of yoyodyne's config every peer run shares ({model}: a key of MODELS' values);
+# peer_new_lemmas.py uses it too.
+BASE = """\
 model:
   class_path: yoyodyne.models.{model}
   init_args:
@@ -88,6 +90,9 @@ trainer:
   accelerator: cpu
   devices: 1
   enable_progress_bar: false
+"""
+
+CONFIG = BASE + """\
   max_epochs: {max_epochs}
   logger:
     class_path: lightning.pytorch.loggers.CSVLogger

@@ -71,7 +71,10 @@ def save_copy_model(run: Run, number: int) -> None:
 def _child(run: Run, number: int, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
-    save_copy_model(run, number)
+    try:
+        save_copy_model(run, number)
+    except BaseException:  # no traceback from here: the parent trains it again and says why
+        os._exit(1)
 
 
 def _end_with(parent: int) -> None:
