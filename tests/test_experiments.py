@@ -13,6 +13,10 @@ from phonkit.data.encoding import Example
 from phonkit.data.lexicon import Entry, Lexicon, PerFeature, segment
 from phonkit.data.split import frequency_sample
 from phonkit.errors import InputError
+from phonkit.experiments import curve
+from phonkit.experiments.runner import with_configs
+from phonkit.settings import sized
+from phonkit.tasks.train import TrainRequest
 
 TINY = ["--dim", "16", "--epochs", "1", "--batch-size", "32"]
 
@@ -263,7 +267,7 @@ def test_celex_learning_curve_end_to_end(cli, tmp_path, monkeypatch):
     out = tmp_path / "curve"
     result = cli("experiment", "celex", "--lang", "nld", "--data-dir", str(root), "--k", "40,80",
                  "--draws", "2", "--variants", "pi,pd", *TINY, "--out", str(out),
-                 "--metrics", "acc,mld,nll")  # fmt: skip
+                 "--metrics", "acc,mld,nll", "--candidates", "analogy")  # fmt: skip
     assert result.code == 0, result.err
     assert "[8/8]" in result.err
     rows = [line.split("\t") for line in (out / "curve.tsv").read_text().splitlines()]
@@ -278,12 +282,25 @@ def test_celex_learning_curve_end_to_end(cli, tmp_path, monkeypatch):
     assert len(train) == 40
     assert train == (out / "runs" / "pd-k40-d1" / "train.tsv").read_text().splitlines()
     assert train != (out / "runs" / "pi-k40-d2" / "train.tsv").read_text().splitlines()
+    config = json.loads((out / "runs" / "pi-k40-d1" / "config.json").read_text())
+    assert config["model"]["candidates"] == "analogy" and config["model"]["dim"] == 16
+    assert config["training"]["patience"] == 10  # the curve's own default
     assert (out / "curve.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "curve.svg").read_text().lstrip().startswith("<?xml")
     assert "| pi | 40 | 2 |" in (out / "curve.md").read_text()
     before = (out / "curve.tsv").read_text()
     assert cli("experiment", "report", str(out)).code == 0
     assert (out / "curve.tsv").read_text() == before
+
+
+def test_the_curves_runs_take_the_settings_of_their_size():
+    base = with_configs(TrainRequest(settings={"patience": 10, "dim": 16}), sized=True)
+    job = curve.plan([400], 1, ["pi"], base)[0].job
+    model, training = job.configs(400, 25)  # as its run counts them
+    assert (model.candidates, model.dim) == ("analogy", 16)
+    assert (training.patience, training.epochs) == (10, sized(400)["epochs"])
+    model, _ = job.configs(3_000, 25)
+    assert model.candidates == "model"
 
 
 def test_celex_experiment_without_celex_is_one_line(cli, tmp_path, monkeypatch):

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -137,3 +140,15 @@ def test_evaluate_reads_gold_in_the_runs_transcription_or_in_segments(cli, ipa_r
 
 def test_one_epitran_instance_per_language():
     assert instance("tur") is instance("tur")
+
+
+def test_epitrans_import_leaves_the_root_logger_alone():
+    # epitran calls logging.basicConfig(level=DEBUG) at import: phonkit's messages would
+    # then be shown twice. A fresh process, so that epitran is imported for the first time.
+    code = (
+        "import logging; from phonkit.default_plugins.epitran_transcriber import instance; "
+        "instance('nld'); root = logging.getLogger(); print(len(root.handlers), root.level)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", str(logging.WARNING)]

@@ -102,11 +102,18 @@ def instance(lang: str) -> _Language:
 
 class _Language:
     def __init__(self, lang: str):
+        import logging
         import warnings
 
+        root = logging.getLogger()
+        handlers, level = list(root.handlers), root.level
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             import epitran
+
+            # epitran's import calls logging.basicConfig(level=DEBUG): every message would
+            # then be shown twice, and every library's debug lines once; undo it
+            root.handlers[:], root.level = handlers, level
 
             self.epitran = epitran.Epitran(CODES[lang])
             if lang == "eng":

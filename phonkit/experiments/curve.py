@@ -49,9 +49,10 @@ def run(
     force: bool = False,
 ) -> list[Outcome]:
     """The learning curve in ``out``: for each k of ``sizes``, ``draws`` k-samples of
-    ``base``'s corpus, every variant trained on each with ``base``'s settings, then the
-    report; the runs that failed or were skipped."""
-    base = with_configs(base)
+    ``base``'s corpus, every variant trained on each with the settings of its size
+    (:func:`phonkit.settings.sized`, as ``phonkit train --k`` chooses them) and ``base``'s
+    settings on top, then the report; the runs that failed or were skipped."""
+    base = with_configs(base, sized=True)
     check_sizes(lookup("corpora", base.corpus).read(base.request), sizes)  # before any run
     runs = plan(sizes, draws, [lookup("models", v).name for v in variants], base)
     request = base.request
@@ -149,7 +150,7 @@ def _settings(runs: dict) -> str:
             f"corpus {config.data.corpus}, language {config.lang}, transcriber "
             f"{config.transcriber}, d = {config.model.dim}, batch "
             f"{training.batch_size}, at most {training.epochs} epochs, patience "
-            f"{training.patience}"
+            f"{training.patience}, candidates {config.model.candidates}"
         )
     return "no finished runs yet"
 

@@ -17,7 +17,7 @@ import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import redirect_stderr
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from phonkit.experiments.launchers import Outcome, Planned, Session
 from phonkit.progress import bars, say, show_messages
 from phonkit.run.directory import Run, clear, is_finished, is_run
 from phonkit.run.lock import RunLock
-from phonkit.settings import SMALL, ModelConfig, TrainConfig
+from phonkit.settings import SMALL
 from phonkit.tasks.evaluate import selected_metrics
 from phonkit.tasks.train import TrainRequest, start_run, train_run
 
@@ -86,18 +86,21 @@ def run_experiment(
     return ended
 
 
-def with_configs(base: TrainRequest) -> TrainRequest:
-    """``base`` with every run's model and training settings made explicit (the declared
-    defaults, ``base.settings`` on top) and the metrics the tables need, so that each run
-    of an experiment has the same settings whatever its data's size."""
-    model, training = base.configs(SMALL)
+def with_configs(base: TrainRequest, sized: bool = False) -> TrainRequest:
+    """``base`` with the metrics the tables need and every run's model and training
+    settings made explicit (the declared defaults, ``base.settings`` on top), so that each
+    run of an experiment has the same settings whatever its data's size; with ``sized``,
+    each run takes the settings of its own data's size instead, as ``phonkit train`` would
+    (:func:`phonkit.settings.sized`, ``base.settings`` on top)."""
     metrics = base.metrics
     if metrics is not None:
         chosen = list(selected_metrics(metrics))
         metrics = chosen + [m for m in SCORED if m not in chosen]
-    return TrainRequest(
-        **{**vars(base), "model": model, "training": training, "settings": {}, "metrics": metrics}
-    )
+    if sized:
+        base.configs(SMALL)  # a bad setting fails before any run
+        return replace(base, metrics=metrics)
+    model, training = base.configs(SMALL)
+    return replace(base, model=model, training=training, settings={}, metrics=metrics)
 
 
 def reuse_settings(base: TrainRequest) -> dict[str, Any]:
@@ -107,17 +110,17 @@ def reuse_settings(base: TrainRequest) -> dict[str, Any]:
 
     choose_device(base.device)  # a device that is not there is a usage error, before any run
     lookup("decompositions", base.morphemes)
-    model, training = base.model or ModelConfig(), base.training or TrainConfig()
-    kept = asdict(training)
-    kept.pop("seed")
-    return {
+    kept = {
         "transcriber": base.transcriber,
         "morphemes": base.morphemes,
-        "model": model.to_json(),
-        "training": kept,
         "max_entries": base.max_entries,
         "metrics": base.metrics,
     }
+    if base.model is None or base.training is None:  # each run's settings by its size
+        return kept | {"sized": {k: v for k, v in base.settings.items() if k != "seed"}}
+    training = asdict(base.training)
+    training.pop("seed")
+    return kept | {"model": base.model.to_json(), "training": training}
 
 
 def open_experiment(root: Path, kind: str, settings: dict[str, Any], force: bool) -> None:
