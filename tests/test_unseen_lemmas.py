@@ -15,7 +15,7 @@ from phonkit.model.fitting import fit_lemmas
 from phonkit.run.directory import Run
 from phonkit.settings import FitConfig
 from phonkit.tasks.baseline import EditBaseline, apply, edit
-from phonkit.tasks.unseen import reveal
+from phonkit.tasks.unseen import reveal, score_unseen
 
 
 def paradigm(run_dir, split="train"):
@@ -178,7 +178,8 @@ def test_edit_baseline_learns_prefix_and_suffix_edits():
 
 @pytest.fixture(scope="module")
 def lemma_run(tmp_path_factory):
-    """A tiny pi model trained on 30 Turkish paradigms with whole test paradigms held out."""
+    """A tiny pi model trained on 30 Turkish paradigms with whole test paradigms held out,
+    ranking analogy candidates."""
     from phonkit.cli import main
 
     data = tmp_path_factory.mktemp("data") / "tur.tsv"
@@ -186,7 +187,7 @@ def lemma_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("runs") / "tur-lemmas"
     args = ["train", "--corpus", "tsv", "--lang", "tur", "--path", str(data), "--out", str(out)]
     try:
-        main([*args, "--split", "lemmas", *TINY])
+        main([*args, "--split", "lemmas", *TINY, "--candidates", "analogy"])
     except SystemExit as done:
         assert not done.code
     return out
@@ -226,3 +227,28 @@ def test_unseen_lemma_evaluation_needs_unseen_lemmas(cli, trained_run, tmp_path)
     assert (
         unknown.code == 2 and f"{gold}:3: feature bundle 'N;ZZZ' is not in the model" in unknown.err
     )
+
+
+def test_unseen_lemmas_are_scored_as_predict_fills_them(cli, lemma_run):
+    # The run ranks analogy candidates: --unseen-lemmas ranks those made from the revealed
+    # cells, as predict does for a new lemma's gaps, so the two agree. (Lemmas written in
+    # symbols the tiny model knows: predict refuses to fit a UF to the others.)
+    run = Run(lemma_run)
+    symbols = set(run.vocabularies().symbols.to_json())
+    test = run.examples("test")
+    odd = {ex.entry.lemma for ex in test if not set(ex.surface) <= symbols}
+    examples = [ex for ex in test if ex.entry.lemma not in odd]
+    shown, scores = score_unseen(run, examples, 2, 1, torch.device("cpu"), FitConfig())
+    lines, gaps = [], []
+    for lemma in dict.fromkeys(ex.entry.lemma for ex in shown.evidence):
+        known = [ex for ex in shown.evidence if ex.entry.lemma == lemma]
+        held_out = [ex for ex in shown.held_out if ex.entry.lemma == lemma]
+        lines += [f"{ex.entry.lemma}\t{ex.entry.bundle}\t{ex.entry.form}\n" for ex in known]
+        lines += [f"{ex.entry.lemma}\t{ex.entry.bundle}\t--\n" for ex in held_out]
+        gaps += [(len(lines) - len(held_out) + n, ex.entry.form) for n, ex in enumerate(held_out)]
+    filled = cli("predict", "-m", str(lemma_run), stdin="".join(lines).encode())
+    assert filled.code == 0, filled.err
+    out = [line.split("\t")[2] for line in filled.out.splitlines()]
+    right = sum(out[row] == gold for row, gold in gaps)
+    assert gaps and right > 0
+    assert scores["model"]["acc"] == pytest.approx(100 * right / len(gaps), abs=1e-3)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from phonkit.data.encoding import Example, Vocabularies, encode
@@ -13,6 +13,7 @@ from phonkit.model.factory import load_model
 from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup, registry
 from phonkit.run.directory import Run
+from phonkit.tasks.baseline import Paradigm
 from phonkit.tasks.candidates import Rewrites
 from phonkit.tasks.metrics import Metric, Scored, mean
 
@@ -85,10 +86,11 @@ def evaluate(
     metrics: dict[str, Metric] | None = None,
     precision: str = "auto",
     rewrites: Rewrites | None = None,
+    given: Mapping[str, Paradigm] | None = None,
 ) -> Evaluation:
     """Greedy 1-best (with ``rewrites``: the analogy candidate the model finds most
-    probable, where there is one) and gold surprisal for every example, scored by every
-    metric.
+    probable, where there is one, made from each lemma's training forms and its forms in
+    ``given``) and gold surprisal for every example, scored by every metric.
 
     A gold symbol the model never saw is encoded as UNK: it can never be predicted, so the
     cell counts as an error, and its surprisal is the model's (high) surprisal for UNK."""
@@ -97,7 +99,7 @@ def evaluate(
     greedy = decode(model, data.morphemes, max_length, precision=precision)
     predictions = [tuple(vocabularies.symbols.decode(p)) for p in greedy]
     if rewrites is not None:
-        words = [(example, None) for example in examples]
+        words = [(example, (given or {}).get(example.entry.lemma)) for example in examples]
         for number, found in enumerate(rewrites.ranked(model, vocabularies, words, precision)):
             if found:
                 predictions[number] = found[0]

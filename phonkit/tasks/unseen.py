@@ -20,6 +20,7 @@ from phonkit.plugins import registry
 from phonkit.run.directory import Run
 from phonkit.settings import FitConfig
 from phonkit.tasks.baseline import EditBaseline
+from phonkit.tasks.candidates import Rewrites, known_forms
 from phonkit.tasks.evaluate import evaluate
 from phonkit.tasks.metrics import Scored, mean
 
@@ -76,14 +77,21 @@ def score_unseen(
     fit: FitConfig,
     precision: str = "auto",
 ) -> tuple[Reveal, dict[str, dict[str, float]]]:
-    """Scores of the model (UFs fitted to ``known`` cells) and of the baseline on the
+    """Scores of the model (UFs fitted to ``known`` cells; where the run ranks analogy
+    candidates, made from those cells, as ``predict`` ranks them) and of the baseline on the
     held-out cells of ``examples``' lemmas."""
     shown = reveal(examples, known, seed)
     model = load_model(run, device)
     with autocast(device, precision):
         vocabularies = fit_lemmas(model, run.vocabularies(), shown.evidence, fit)
     result = evaluate(
-        model, shown.held_out, vocabularies, run.config.max_length, precision=precision
+        model,
+        shown.held_out,
+        vocabularies,
+        run.config.max_length,
+        precision=precision,
+        rewrites=Rewrites.of(run),
+        given=known_forms(shown.evidence),
     )
     baseline, spelled = baseline_for(run)
     new = sorted({ex.entry.lemma for ex in shown.held_out} - set(spelled))
