@@ -1,11 +1,14 @@
+import copy
+
 import pytest
 import torch
 
 from phonkit.data.encoding import Example, Vocabularies, encode
 from phonkit.data.lexicon import Entry, PerFeature, segment
 from phonkit.model.decoding import decode, token_nll
+from phonkit.model.training import Trainer
 from phonkit.plugins import lookup
-from phonkit.settings import ModelConfig
+from phonkit.settings import ModelConfig, TrainConfig
 
 WORDS = [
     ("ev", "N;SG", "ev"),
@@ -75,9 +78,6 @@ def test_training_learns_the_forms(variant):
 
 
 def test_the_prior_pulls_morpheme_vectors_towards_zero():
-    from phonkit.model.training import Trainer
-    from phonkit.settings import TrainConfig
-
     model, _, encoded = build("pi")
     config = TrainConfig(prior_weight=2.0, uf_lr_scale=10.0)
     trainer = Trainer(model, encoded, encoded, config, torch.device("cpu"), 9)
@@ -108,12 +108,13 @@ def test_every_variant_fits_the_underlying_form_of_a_new_lemma(variant):
     assert totals[1] < 0.9 * totals[0]
 
 
-def test_the_trainer_hands_each_epoch_to_its_checkpoint_callback():
-    """The trainer stores nothing itself: after every epoch its callback gets the training
-    state, the weights when the epoch is the best so far, and the history."""
-    from phonkit.model.training import Trainer
-    from phonkit.settings import TrainConfig
+def test_the_trainer_hands_each_epoch_to_its_checkpoint_callback(monkeypatch):
+    """The trainer stores nothing itself: after an epoch (every epoch, when KEEP_EVERY
+    seconds pass between them) its callback gets the training state, the weights when the
+    epoch is the best so far, and the history."""
+    from phonkit.model import training
 
+    monkeypatch.setattr(training, "KEEP_EVERY", 0.0)
     torch.manual_seed(0)
     model, _, encoded = build("pi")
     kept = []
@@ -125,3 +126,30 @@ def test_the_trainer_hands_each_epoch_to_its_checkpoint_callback():
     for checkpoint in kept:
         assert (checkpoint.best is not None) == checkpoint.history[-1].best
     assert kept[0].best is not None and set(kept[0].best) == set(model.state_dict())
+
+
+def test_quick_epochs_are_kept_once_at_the_end_or_when_training_stops():
+    torch.manual_seed(0)
+    model, _, encoded = build("pi")
+    kept = []
+    config = TrainConfig(epochs=4, batch_size=4, lr=0.01, patience=100)
+    trainer = Trainer(model, encoded, encoded, config, torch.device("cpu"), 9, kept.append)
+    snapshots = []
+    trainer.fit(lambda: None, lambda record: snapshots.append(copy.deepcopy(model.state_dict())))
+    assert len(kept) == 1 and kept[0].state["epoch"] == 4 and len(kept[0].history) == 4
+    best = max(r.epoch for r in kept[0].history if r.best)  # its weights, not the live ones
+    assert all(torch.equal(kept[0].best[k], v) for k, v in snapshots[best - 1].items())
+
+    torch.manual_seed(0)
+    model, _, encoded = build("pi")
+    kept, batches = [], []
+
+    def interrupt():  # Ctrl-C in the third epoch
+        batches.append(1)
+        if len(batches) == 2 * trainer.batches_per_epoch() + 1:
+            raise KeyboardInterrupt
+
+    trainer = Trainer(model, encoded, encoded, config, torch.device("cpu"), 9, kept.append)
+    with pytest.raises(KeyboardInterrupt):
+        trainer.fit(interrupt, lambda record: None)
+    assert len(kept) == 1 and kept[0].state["epoch"] == 2

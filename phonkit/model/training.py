@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 import time
@@ -45,6 +46,9 @@ def exact_matches(predictions: list[list[int]], data: Encoded) -> float:
     lengths = data.lengths.tolist()
     hits = sum(p == g[1:n] for p, g, n in zip(predictions, gold, lengths, strict=False))
     return 100.0 * hits / max(len(predictions), 1)
+
+
+KEEP_EVERY = 10.0  # seconds between the epochs handed to the checkpoint callback (at most)
 
 
 @dataclass
@@ -208,32 +212,55 @@ class Trainer:
 
     def fit(self, advance: Callable[[], None], report: Callable[[EpochRecord], None]) -> None:
         """Train until the epoch budget is spent or the learning rate falls below its floor.
-        The learning rate is halved on dev-loss plateaus whatever checkpoint is kept."""
-        while not self.done:
-            started = time.perf_counter()
-            train_loss = self.train_epoch(advance)
-            training_seconds = time.perf_counter() - started
-            # A split without dev (a small table's) judges epochs by their training loss.
-            dev_loss, dev_acc = self.dev_figures() if len(self.dev_data) else (train_loss, math.nan)
-            self.check_finite(train_loss, dev_loss)
-            self.epoch += 1
-            lr = self.lr
-            key = self.selection_key(dev_loss, dev_acc)
-            improved = key < self.best
-            if improved:
-                self.best = key
-            self.scheduler.step(dev_loss)
-            record = EpochRecord(
-                self.epoch,
-                lr,
-                train_loss,
-                dev_loss,
-                dev_acc,
-                len(self.train_data) / training_seconds,
-                improved,
-                time.perf_counter() - started,
-            )
-            self.history.append(record)
-            best = self.model.state_dict() if improved else None
-            self.checkpoint(Checkpoint(self.state(), best, list(self.history)))
-            report(record)
+        The learning rate is halved on dev-loss plateaus whatever checkpoint is kept.
+
+        The last epoch finished is handed to ``checkpoint`` when :data:`KEEP_EVERY` seconds
+        have passed since the last hand-over, at the end, and when training stops early
+        (Ctrl-C, divergence): a small set's epochs of a few milliseconds are not each
+        written to disk, and what is kept is always the last epoch finished."""
+        pending: Checkpoint | None = None
+        kept = time.perf_counter()
+        try:
+            while not self.done:
+                pending = self.fit_epoch(advance, pending)
+                if self.done or time.perf_counter() - kept >= KEEP_EVERY:
+                    self.checkpoint(pending)
+                    pending, kept = None, time.perf_counter()
+                else:  # held back: a copy, since the live weights move on
+                    pending = copy.deepcopy(pending)
+                report(self.history[-1])
+        finally:
+            if pending is not None:
+                self.checkpoint(pending)
+
+    def fit_epoch(self, advance: Callable[[], None], pending: Checkpoint | None) -> Checkpoint:
+        """One epoch and what it leaves to keep (the best weights of ``pending``, not yet
+        kept, where this epoch is not better)."""
+        started = time.perf_counter()
+        train_loss = self.train_epoch(advance)
+        training_seconds = time.perf_counter() - started
+        # A split without dev (a small table's) judges epochs by their training loss.
+        dev_loss, dev_acc = self.dev_figures() if len(self.dev_data) else (train_loss, math.nan)
+        self.check_finite(train_loss, dev_loss)
+        self.epoch += 1
+        lr = self.lr
+        key = self.selection_key(dev_loss, dev_acc)
+        improved = key < self.best
+        if improved:
+            self.best = key
+        self.scheduler.step(dev_loss)
+        record = EpochRecord(
+            self.epoch,
+            lr,
+            train_loss,
+            dev_loss,
+            dev_acc,
+            len(self.train_data) / training_seconds,
+            improved,
+            time.perf_counter() - started,
+        )
+        self.history.append(record)
+        best = pending.best if pending is not None else None
+        if improved:
+            best = self.model.state_dict()
+        return Checkpoint(self.state(), best, list(self.history))
