@@ -25,6 +25,7 @@ docs/small-data.md measures it.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections import Counter
@@ -188,13 +189,14 @@ class CopyNet(nn.Module):
             scores = h.new_zeros(examples, steps, mask.size(1))
         scores = scores.masked_fill(~mask.unsqueeze(1), -1e9)
         content = torch.exp(scores - scores.max(-1, keepdim=True).values)
-        shifts = self.shift.expand(examples, steps, OFFSETS)
-        if not self.config.content:
-            shifts = shifts + self.shift_h(h)
-        moves = torch.exp(shifts)
-        norm = self.band(
-            content.reshape(-1, cells, length), moves.reshape(-1, OFFSETS), normaliser=True
-        )
+        offsets = offset_table(cells, length)
+        if self.config.content:  # the same moves at every step: one (L, L) transition matrix
+            moves = F.pad(torch.exp(self.shift), (0, 1))[offsets]
+            norm = content @ moves.t()
+        else:  # moves by the decoder state: (examples, steps, 11), gathered at each step
+            moves = F.pad(torch.exp(self.shift + self.shift_h(h)), (0, 1))
+            reachable = torch.einsum("ej,ijk->eik", mask.float(), F.one_hot(offsets, OFFSETS + 1).float())
+            norm = torch.einsum("etk,eik->eti", moves, reachable)
         first = ((torch.arange(mask.size(1)) % length == 0).unsqueeze(0) & mask).float()
         weights = torch.cat([self.W.weight, self.gate.weight], 0)  # [W; gate] on [h; ctx; u]
         bias = torch.cat([self.W.bias, self.gate.bias], 0)
@@ -202,35 +204,23 @@ class CopyNet(nn.Module):
         w_h, w_ctx, w_u = weights.split([hidden, width, weights.size(1) - hidden - width], 1)
         return {
             "content": content,
-            "norm": norm.view(examples, steps, -1),
+            "norm": norm,
             "moves": moves,
+            "offsets": offsets,
             "start": first / first.sum(-1, keepdim=True).clamp(min=1),  # on the cell tags
             "memory_out": (memory["memory"] @ w_ctx.t())[grid[0] // cells],
             "base": h @ w_h.t() + (u @ w_u.t() + bias).unsqueeze(1),
         }
 
-    @staticmethod
-    def band(x: Tensor, moves: Tensor, normaliser: bool = False) -> Tensor:
-        """Sums over the alignment's moves of ``x`` (N, cells, length) weighted by ``moves``
-        (N, 10): with ``normaliser`` the weight of every move out of each position, else the
-        flow into each position."""
-        n, cells, length = x.shape
-        if normaliser:  # window k covers j = i + k - 3
-            window = F.pad(x, (3, 5)).unfold(2, 9, 1)
-            same = (window * moves[:, None, None, :9]).sum(-1)
-        else:  # window k covers i = j + k - 5
-            window = F.pad(x, (5, 3)).unfold(2, 9, 1)
-            same = (window * moves[:, None, None, :9].flip(-1)).sum(-1)
-        per_form = x.sum(2, keepdim=True)
-        other = per_form.sum(1, keepdim=True) - per_form
-        return (same + moves[:, None, None, 9] * other).reshape(n, cells * length)
-
     def step(self, alpha: Tensor, prepared: dict[str, Tensor], t: int):
         """The alignment predicted for step ``t`` from ``alpha``, the posterior of the last,
         with the generative distribution and the copy gate."""
         weight = alpha / prepared["norm"][:, t].clamp(min=1e-30)
-        cells = self.cell.num_embeddings
-        flow = self.band(weight.view(weight.size(0), cells, -1), prepared["moves"][:, t])
+        moves = prepared["moves"]
+        if moves.dim() == 2:
+            flow = weight @ moves
+        else:
+            flow = torch.bmm(weight.unsqueeze(1), moves[:, t][:, prepared["offsets"]])[:, 0]
         predicted = prepared["content"][:, t] * flow
         predicted = predicted / predicted.sum(-1, keepdim=True).clamp(min=1e-30)
         mixed = torch.bmm(predicted.unsqueeze(1), prepared["memory_out"])[:, 0]
@@ -442,6 +432,18 @@ class CopyModel:
         model.net.load_state_dict(state["weights"])
         model.net.eval()
         return model
+
+
+@functools.cache
+def offset_table(cells: int, length: int) -> Tensor:
+    """Which move goes from each position of a stem's memory (``cells`` forms of ``length``)
+    to each: offsets -3..+5 within a form are moves 0..8, another form is move 9, and 10
+    (weight 0) is no move."""
+    position = torch.arange(cells * length)
+    form, place = position // length, position % length
+    offset = place.unsqueeze(0) - place.unsqueeze(1)  # [i, j]: j - i
+    within = torch.where((offset >= -3) & (offset <= 5), offset + 3, OFFSETS)
+    return torch.where(form.unsqueeze(0) == form.unsqueeze(1), within, OFFSETS - 1)
 
 
 @contextmanager
