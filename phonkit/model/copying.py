@@ -195,7 +195,8 @@ class CopyNet(nn.Module):
             norm = content @ moves.t()
         else:  # moves by the decoder state: (examples, steps, 11), gathered at each step
             moves = F.pad(torch.exp(self.shift + self.shift_h(h)), (0, 1))
-            reachable = torch.einsum("ej,ijk->eik", mask.float(), F.one_hot(offsets, OFFSETS + 1).float())
+            kinds = F.one_hot(offsets, OFFSETS + 1).float()  # (L, L, 11)
+            reachable = torch.einsum("ej,ijk->eik", mask.float(), kinds)
             norm = torch.einsum("etk,eik->eti", moves, reachable)
         first = ((torch.arange(mask.size(1)) % length == 0).unsqueeze(0) & mask).float()
         weights = torch.cat([self.W.weight, self.gate.weight], 0)  # [W; gate] on [h; ctx; u]
