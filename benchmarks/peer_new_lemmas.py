@@ -103,7 +103,7 @@ def main() -> None:
     if len(guesses) != len(test):
         raise SystemExit(f"{predictions}: {len(guesses)} predictions for {len(test)} test cells")
     # The peer writes orthography; transcribed like the run's forms, it is scored on symbols.
-    spelled = run.transcriber().transcribe(run.config["lang"] or "", guesses)
+    spelled = run.transcriber().transcribe(run.config.lang or "", guesses)
     predicted = dict(zip(test, spelled, strict=True))
     metrics = registry("metrics")
     rows = [["known", "lemmas", "cells", "acc", "mld"]]
@@ -117,7 +117,7 @@ def main() -> None:
     (work / "scores.tsv").write_text(
         "".join("\t".join(map(str, row)) + "\n" for row in rows), encoding="utf-8"
     )
-    print(f"{run.path} ({run.config['corpus']} {run.config['lang']}), peer: yoyodyne")
+    print(f"{run.path} ({run.config.data.corpus} {run.config.lang}), peer: yoyodyne")
     print("| K known | lemmas | cells | ACC | MLD |\n|---:|---:|---:|---:|---:|")
     for row in rows[1:]:
         print("| " + " | ".join(map(str, row)) + " |")

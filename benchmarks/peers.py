@@ -1,8 +1,25 @@
-"""The peer on the paradigm tables: yoyodyne, trained to convergence, on phonkit's cells.
+"""The peer, yoyodyne, trained to convergence on phonkit's cells: paradigm tables, Dutch.
 
     python benchmarks/peers.py tables FOLDER --work DIR --yoyodyne PATH --out TSV
         [--runs TSV] [--architectures soft,pointer] [--tables NAME,...] [--folds 1,2,3,4,5]
         [--seed 1] [--dev-share 0.2] [--patience 5] [--patience-steps 200] [--max-epochs 2000]
+    python benchmarks/peers.py nld3k --data-dir DIR --work DIR --yoyodyne PATH --out TSV
+        [--phonkit PATH] [--tasks paradigms,lemmas] [--entries 3000] [--architecture soft]
+        [--known 1] [--seed 1] [--patience 5] [--max-epochs 500]
+
+**nld3k** (time to accuracy): the UniMorph Dutch table cut to --entries entries (whole
+paradigms, seeded: ``train --max-entries``), split by phonkit into train, dev and test cells
+of seen paradigms (``paradigms``) or whole new lemmas (``lemmas``). phonkit trains pi with
+its defaults (``--lemma-encoder`` for new lemmas); yoyodyne (``--architecture``, lemma +
+features -> form) trains on the same train split with early stopping on the same dev split
+(patience --patience epochs), keeping a checkpoint per epoch, each then decoding dev
+greedily. A row per epoch and system (``task, system, epoch, wall_s, dev_acc, test_acc``):
+the wall time since the command started (phonkit: the epoch's line on stderr; yoyodyne: its
+checkpoint's time), dev ACC, and on the row of the epoch each system keeps, test ACC (new
+lemmas: the cells ``evaluate --unseen-lemmas --known K`` scores, UFs fitted for phonkit;
+yoyodyne reads the lemma). Both run one after the other, one thread each.
+
+**tables**:
 
 The cells are those of ``phonkit experiment tables`` (:mod:`phonkit.experiments.
 paradigm_tables`): every table of FOLDER, folds 1-5 of :func:`phonkit.data.table.fold_split`
@@ -48,6 +65,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import math
 import os
 import random
@@ -239,24 +257,181 @@ def append(path: Path, header: list[str], values: list) -> None:
         handle.write("\t".join(map(str, values)) + "\n")
 
 
+# -- Dutch, 3,000 forms: time to accuracy ----------------------------------------------------
+
+CURVE = ["task", "system", "epoch", "wall_s", "dev_acc", "test_acc"]
+TASKS = {  # task: phonkit's split and its settings beyond the defaults
+    "paradigms": ["--split", "paradigms"],
+    "lemmas": ["--split", "lemmas", "--lemma-encoder"],
+}
+
+
+def timed_lines(command: list[str], env: dict) -> tuple[list[tuple[float, str]], float]:
+    """Run ``command``; each stderr line with the seconds since the start when it came, and
+    the whole wall time."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                               env=env, text=True)  # fmt: skip
+    assert process.stderr is not None
+    lines = [(time.perf_counter() - started, line) for line in process.stderr]
+    if process.wait():
+        raise SystemExit(f"{' '.join(command)} failed:\n" + "".join(t for _, t in lines[-5:]))
+    return lines, time.perf_counter() - started
+
+
+def phonkit_curve(args, task: str, env: dict) -> tuple[list[list], Path]:
+    """Train pi on the task's split of the subset; a row per epoch: its wall time since the
+    command started (the epoch's line on stderr), its dev ACC (greedy; none for new lemmas,
+    whose UFs are fitted only when scored), and the test ACC on the row of the kept epoch."""
+    out = args.work / f"phonkit-{task}"
+    command = [args.phonkit, "train", "--corpus", "unimorph", "--lang", "nld", "--data-dir",
+               str(args.data_dir), "--max-entries", str(args.entries), "--seed", str(args.seed),
+               *TASKS[task], "--out", str(out), "--force"]  # fmt: skip
+    lines, _ = timed_lines(command, env)
+    ended = [(at, line) for at, line in lines if line.startswith("epoch ")]
+    with (out / "history.tsv").open(encoding="utf-8") as handle:
+        history = list(csv.DictReader(handle, delimiter="\t"))
+    if len(ended) != len(history):
+        raise SystemExit(f"{out}: {len(ended)} epoch lines on stderr, {len(history)} in history")
+    kept = max(int(r["epoch"]) for r in history if r["best"] == "1")
+    if task == "lemmas":
+        scored = subprocess.run([args.phonkit, "evaluate", "-m", str(out), "--unseen-lemmas",
+                                 "--known", str(args.known), "--seed", str(args.seed)],
+                                capture_output=True, text=True, check=True, env=env)  # fmt: skip
+        rows = [line.split("\t") for line in scored.stdout.splitlines()]
+        test = next(float(r[3]) for r in rows if r[:3] == [str(args.known), "model", "acc"])
+    else:
+        test = json.loads((out / "metrics.json").read_text())["test"]["acc"]
+    return [
+        [task, "phonkit-pi", int(r["epoch"]), f"{at:.1f}",
+         "" if task == "lemmas" else f"{float(r['dev_acc']):.2f}",
+         f"{test:.2f}" if int(r["epoch"]) == kept else ""]
+        for (at, _), r in zip(ended, history, strict=True)
+    ], out  # fmt: skip
+
+
+def peer_curve(args, task: str, run: Path, env: dict) -> list[list]:
+    """yoyodyne on the same split (lemma + features -> form), early stopping on its
+    val_accuracy; a row per epoch: the wall time since ``fit`` started when the epoch's
+    checkpoint was written, the free-running (greedy) dev ACC of that checkpoint, and the
+    test ACC of the checkpoint it keeps (its first best val_accuracy) on its row. For new
+    lemmas the test cells are those ``evaluate --unseen-lemmas --known K`` scores."""
+    from phonkit.run.directory import Run
+    from phonkit.tasks.unseen import reveal
+
+    work = args.work / f"yoyodyne-{task}"
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    phonkit_run = Run(run)
+    splits = {}
+    for split in ("train", "dev", "test"):
+        splits[split] = phonkit_run.examples(split)
+        (work / f"{split}.tsv").write_text(
+            "".join(f"{e.entry.lemma}\t{e.entry.form}\t{e.entry.bundle}\n" for e in splits[split]),
+            encoding="utf-8",
+        )
+    config = CONFIG.format(model=MODELS[args.architecture], max_epochs=args.max_epochs,
+                           work=work, patience=args.patience)  # fmt: skip
+    (work / "config.yaml").write_text(config, encoding="utf-8")
+    common = ["--config", str(work / "config.yaml"), "--data.model_dir", str(work)]
+    started = time.time()
+    subprocess.run(
+        [args.yoyodyne, "fit", *common, "--data.train", str(work / "train.tsv"),
+         "--data.val", str(work / "dev.tsv"), "--checkpoint.dirpath", str(work / "checkpoints"),
+         "--checkpoint.save_top_k", "-1", "--checkpoint.filename", "{epoch}",
+         "--seed_everything", str(args.seed)],
+        check=True, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    with next(work.glob("lightning_logs/*/metrics.csv")).open(encoding="utf-8") as handle:
+        logged = [line for line in csv.DictReader(handle) if line.get("val_accuracy")]
+    kept = int(max(logged, key=lambda line: float(line["val_accuracy"]))["epoch"])
+
+    def predict(checkpoint: Path, split: str) -> list[str]:
+        path = work / f"{split}-{checkpoint.stem}.txt"
+        subprocess.run(
+            [args.yoyodyne, "predict", *common, "--ckpt_path", str(checkpoint),
+             "--data.predict", str(work / f"{split}.tsv"), "--prediction.path", str(path)],
+            check=True, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        return path.read_text(encoding="utf-8").splitlines()
+
+    def accuracy(guesses: list[str], examples) -> float:
+        return 100 * sum(g == e.entry.form for g, e in zip(guesses, examples, strict=True)) / len(
+            examples
+        )
+
+    rows = []
+    for checkpoint in sorted(work.glob("checkpoints/*.ckpt"), key=lambda p: p.stat().st_mtime):
+        epoch = int(checkpoint.stem.split("=")[1])
+        test = ""
+        if epoch == kept:
+            guessed = dict(zip(splits["test"], predict(checkpoint, "test"), strict=True))
+            cells = splits["test"]
+            if task == "lemmas":
+                cells = reveal(cells, args.known, args.seed).held_out
+            test = f"{accuracy([guessed[e] for e in cells], cells):.2f}"
+        dev = accuracy(predict(checkpoint, "dev"), splits["dev"])
+        wall = checkpoint.stat().st_mtime - started
+        system = f"yoyodyne-{args.architecture}"
+        rows.append([task, system, epoch + 1, f"{wall:.1f}", f"{dev:.2f}", test])
+        checkpoint.unlink()  # 20-50 MB each
+    return rows
+
+
+def nld3k(args) -> None:
+    """Both systems on each task, one after the other; a task already in --out is not run
+    again (the rows of a task are appended when both systems have finished it)."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    args.work.mkdir(parents=True, exist_ok=True)
+    done = set()
+    if args.out.exists():
+        with args.out.open(encoding="utf-8") as handle:
+            done = {line["task"] for line in csv.DictReader(handle, delimiter="\t")}
+    for task in args.tasks.split(","):
+        if task in done:
+            continue
+        ours, run = phonkit_curve(args, task, env)
+        for values in ours + peer_curve(args, task, run, env):
+            append(args.out, CURVE, values)
+            print("\t".join(map(str, values)), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("task", choices=["tables"])
-    parser.add_argument("folder", type=Path)
-    parser.add_argument("--work", type=Path, required=True)
-    parser.add_argument("--yoyodyne", default="yy-venv/bin/yoyodyne")
-    parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--runs", type=Path, help="default: runs.tsv beside --out")
-    parser.add_argument("--architectures", default="soft,pointer")
-    parser.add_argument("--tables", help="NAME,... (default: every table of the folder)")
-    parser.add_argument("--folds", default="1,2,3,4,5")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--dev-share", type=float, default=0.2)
-    parser.add_argument("--patience", type=int, default=5, help="epochs, at least")
-    parser.add_argument("--patience-steps", type=int, default=200, help="batches, at least")
-    parser.add_argument("--max-epochs", type=int, default=2000)
+    tasks = parser.add_subparsers(dest="task", required=True)
+    table = tasks.add_parser("tables", help="the paradigm tables (a)")
+    table.add_argument("folder", type=Path)
+    table.add_argument("--work", type=Path, required=True)
+    table.add_argument("--yoyodyne", default="yy-venv/bin/yoyodyne")
+    table.add_argument("--out", type=Path, required=True)
+    table.add_argument("--runs", type=Path, help="default: runs.tsv beside --out")
+    table.add_argument("--architectures", default="soft,pointer")
+    table.add_argument("--tables", help="NAME,... (default: every table of the folder)")
+    table.add_argument("--folds", default="1,2,3,4,5")
+    table.add_argument("--seed", type=int, default=1)
+    table.add_argument("--dev-share", type=float, default=0.2)
+    table.add_argument("--patience", type=int, default=5, help="epochs, at least")
+    table.add_argument("--patience-steps", type=int, default=200, help="batches, at least")
+    table.add_argument("--max-epochs", type=int, default=2000)
+    dutch = tasks.add_parser("nld3k", help="Dutch, a subset of 3,000 forms: time to accuracy (b)")
+    dutch.add_argument("--data-dir", type=Path, required=True)
+    dutch.add_argument("--work", type=Path, required=True)
+    dutch.add_argument("--yoyodyne", default="yy-venv/bin/yoyodyne")
+    dutch.add_argument("--phonkit", default="phonkit")
+    dutch.add_argument("--out", type=Path, required=True)
+    dutch.add_argument("--tasks", default="paradigms,lemmas")
+    dutch.add_argument("--entries", type=int, default=3000)
+    dutch.add_argument("--architecture", choices=sorted(MODELS), default="soft")
+    dutch.add_argument("--known", type=int, default=1, help="known cells of a new lemma")
+    dutch.add_argument("--seed", type=int, default=1)
+    dutch.add_argument("--patience", type=int, default=5)
+    dutch.add_argument("--max-epochs", type=int, default=500)
     args = parser.parse_args()
     args.work = args.work.resolve()
+    if args.task == "nld3k":
+        nld3k(args)
+        return
     runs_path = args.runs or args.out.with_name("runs.tsv")
     systems = args.architectures.split(",")
     unknown = set(systems) - set(MODELS)
