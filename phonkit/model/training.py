@@ -214,12 +214,13 @@ class Trainer:
         """Train until the epoch budget is spent or the learning rate falls below its floor.
         The learning rate is halved on dev-loss plateaus whatever checkpoint is kept.
 
-        The last epoch finished is handed to ``checkpoint`` when :data:`KEEP_EVERY` seconds
-        have passed since the last hand-over, at the end, and when training stops early
-        (Ctrl-C, divergence): a small set's epochs of a few milliseconds are not each
-        written to disk, and what is kept is always the last epoch finished."""
+        The first epoch is handed to ``checkpoint`` (a run has something to resume from
+        early), then the last one finished when :data:`KEEP_EVERY` seconds have passed since
+        the last hand-over, at the end, and when training stops early (Ctrl-C, divergence):
+        a small set's epochs of a few milliseconds are not each written to disk, and what is
+        kept is always the last epoch finished."""
         pending: Checkpoint | None = None
-        kept = time.perf_counter()
+        kept = -math.inf
         try:
             while not self.done:
                 pending = self.fit_epoch(advance, pending)
