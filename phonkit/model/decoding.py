@@ -129,6 +129,18 @@ def decode_nbest(
     )
 
 
+def best(
+    model: Phonology, morphemes: Tensor, max_length: int, beam: int, nbest: int, precision: str
+) -> list[list[list[int]]]:
+    """The ``nbest`` best spell-outs of each word, best first: greedy where ``beam`` and
+    ``nbest`` are 1, else beam search ``max(beam, nbest)`` wide."""
+    width = max(beam, nbest)
+    if width == 1:
+        return [[ids] for ids in decode(model, morphemes, max_length, precision=precision)]
+    beams = decode_nbest(model, morphemes, max_length, width, precision=precision)
+    return [[ids for ids, _ in found[:nbest]] for found in beams]
+
+
 def token_nll(model: Phonology, morphemes: Tensor, inputs: Tensor, targets: Tensor) -> Tensor:
     """Negative log-probability of each target symbol ``(B, T)``; zero on padding."""
     log_probs = model(morphemes, inputs).float()

@@ -18,7 +18,7 @@ from phonkit.data.encoding import Example, Vocabularies, encode, encode_morpheme
 from phonkit.data.lexicon import LEMMA, Decomposition, Entry, parse_features, parse_lemma
 from phonkit.data.tsv import open_bytes, read_rows
 from phonkit.errors import InputError, at
-from phonkit.model.decoding import decode, decode_nbest, total_nll
+from phonkit.model.decoding import best, total_nll
 from phonkit.model.device import autocast
 from phonkit.model.factory import load_model
 from phonkit.model.fitting import fit_lemmas
@@ -428,15 +428,9 @@ class Predictor:
         options = self.options
         chosen = [self.decomposition.morphemes(entries[number]) for number in todo]
         morphemes = encode_morphemes(chosen, vocabularies).to(self.device)
-        if max(options.beam, options.nbest) == 1:
-            best = decode(self.model, morphemes, self.max_length, precision=options.precision)
-            found = [[ids] for ids in best]
-        else:
-            width = max(options.beam, options.nbest)
-            beams = decode_nbest(
-                self.model, morphemes, self.max_length, width, precision=options.precision
-            )
-            found = [[ids for ids, _ in beam[: options.nbest]] for beam in beams]
+        found = best(
+            self.model, morphemes, self.max_length, options.beam, options.nbest, options.precision
+        )
         return {
             number: [tuple(vocabularies.symbols.decode(ids)) for ids in ids_list]
             for number, ids_list in zip(todo, found, strict=True)

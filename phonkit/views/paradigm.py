@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 import torch
 
-from phonkit.data.encoding import Example, Vocabularies, encode, encode_morphemes
-from phonkit.data.lexicon import LEMMA, Decomposition, Entry
+from phonkit.data.encoding import Example, encode, encode_morphemes
+from phonkit.data.lexicon import LEMMA, Entry
 from phonkit.errors import InputError, at
-from phonkit.model.decoding import decode, decode_nbest, surprisal
+from phonkit.model.decoding import best, surprisal
 from phonkit.model.device import autocast
 from phonkit.model.factory import load_model
 from phonkit.model.fitting import fit_lemmas
@@ -158,16 +158,7 @@ def lay_out(
     model = load_model(run, device)
     with autocast(device, precision):
         vocabularies = fit_lemmas(model, vocabularies, evidence.examples, fit)
-    _predict(
-        model,
-        vocabularies,
-        run.decomposition(),
-        paradigms,
-        run.config.max_length,
-        precision,
-        beam,
-        Rewrites.of(run),
-    )
+    _predict(run, model, vocabularies, paradigms, precision, beam)
     return paradigms
 
 
@@ -208,32 +199,20 @@ def _unknown(lemma: str, run: Run, in_model: set[str]) -> str:
     )
 
 
-def _predict(
-    model,
-    vocabularies: Vocabularies,
-    decomposition: Decomposition,
-    paradigms: Sequence[Paradigm],
-    max_length: int,
-    precision: str,
-    beam: int,
-    rewrites: Rewrites | None = None,
-) -> None:
-    """Fill in each cell's prediction (with ``rewrites``, as predict fills a gap: the
-    candidate the model ranks first, where there is one) and the surprisals of the
+def _predict(run: Run, model, vocabularies, paradigms, precision: str, beam: int) -> None:
+    """Fill in each cell's prediction (on runs that rank analogy candidates, as predict fills
+    a gap: the candidate the model ranks first, where there is one) and the surprisals of the
     prediction and the gold."""
     cells = [(paradigm.lemma, cell) for paradigm in paradigms for cell in paradigm.cells]
     if not cells:
         return
+    decomposition, rewrites = run.decomposition(), Rewrites.of(run)
     entries = [Entry(lemma, cell.features, "") for lemma, cell in cells]
     words = [decomposition.morphemes(entry) for entry in entries]
     morphemes = encode_morphemes(words, vocabularies)
-    if beam == 1:
-        found = decode(model, morphemes, max_length, precision=precision)
-    else:
-        beams = decode_nbest(model, morphemes, max_length, beam, precision=precision)
-        found = [hypotheses[0][0] for hypotheses in beams]
+    found = best(model, morphemes, run.config.max_length, beam, 1, precision)
     for (_, cell), ids in zip(cells, found, strict=True):
-        cell.prediction = tuple(vocabularies.symbols.decode(ids))
+        cell.prediction = tuple(vocabularies.symbols.decode(ids[0]))
     if rewrites is not None:
         _choose(model, vocabularies, decomposition, paradigms, rewrites, precision)
     scored = [
@@ -249,5 +228,5 @@ def _predict(
         if number < len(cells):
             cell.surprisal = value
         else:
-            best = cell.gold_surprisal
-            cell.gold_surprisal = value if best is None else min(best, value)
+            lowest = cell.gold_surprisal
+            cell.gold_surprisal = value if lowest is None else min(lowest, value)
