@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from phonkit.cli.options import Device, Transcribers, at_least_one
+from phonkit.cli.options import Beam, Device, Transcribers, Variant, at_least_one
 from phonkit.cli.settings import setting_options
 from phonkit.errors import InputError
 
@@ -40,7 +40,7 @@ def fill(
         ),
     ] = False,
     nbest: Annotated[int, typer.Option(help="Alternatives per gap (with --long).")] = 1,
-    beam: Annotated[int, typer.Option(help="Beam width (1: greedy).")] = 1,
+    beam: Beam = 1,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -48,9 +48,7 @@ def fill(
         ),
     ] = None,
     force: Annotated[bool, typer.Option(help="Replace a run in --out.")] = False,
-    variant: Annotated[str, typer.Option(help="Model variant: pi, pd, joint, or a plugin's.")] = (
-        "pi"
-    ),
+    variant: Variant = "pi",
     transcriber: Transcribers = "none",
     device: Device = "auto",
     settings: dict[str, Any] | None = None,

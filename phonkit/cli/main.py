@@ -14,6 +14,7 @@ import typer
 from phonkit.cli.experiment import experiment_app
 from phonkit.cli.fill import register as register_fill
 from phonkit.cli.options import (
+    Beam,
     Columns,
     Corpus,
     CorpusOptions,
@@ -21,13 +22,16 @@ from phonkit.cli.options import (
     DataDir,
     Device,
     Ipa,
+    Lang,
     MaxEntries,
     Metrics,
     Morphemes,
     Precision,
     RunDir,
     Transcribers,
+    Variant,
     at_least_one,
+    figure_file,
     key_values,
     names,
     numbers,
@@ -51,10 +55,8 @@ app = typer.Typer(
 @setting_options("model", "training")
 def train(
     corpus: Corpus = "sample",
-    lang: Annotated[str | None, typer.Option(help="ISO 639-3 language code.")] = None,
-    variant: Annotated[
-        str, typer.Option(help="Model variant: pi, pd, joint, or a plugin's.")
-    ] = "pi",
+    lang: Lang = None,
+    variant: Variant = "pi",
     morphemes: Morphemes = DEFAULT_DECOMPOSITION,
     out: Annotated[
         Path | None, typer.Option(help="Run directory \\[default: runs/CORPUS-LANG-VARIANT].")
@@ -142,7 +144,7 @@ def predict(
     all_rows: Annotated[
         bool, typer.Option("--all", help="Predict every row, not only gaps.")
     ] = False,
-    beam: Annotated[int, typer.Option(help="Beam width (1: greedy).")] = 1,
+    beam: Beam = 1,
     nbest: Annotated[
         int,
         typer.Option(help="Hypotheses per predicted cell, one row each, with rank and log-prob."),
@@ -446,8 +448,7 @@ def uf_plot(
     from phonkit.analysis.underlying_forms import Inventory, plot
     from phonkit.run.directory import Run
 
-    if out.suffix not in (".png", ".svg", ".pdf"):
-        raise InputError(f"{out}: choose a .png, .svg or .pdf file")
+    figure_file(out)
     plot(Inventory.of(Run.open(model)), out, method, kind, color_by, labels, seed)
 
 

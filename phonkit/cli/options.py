@@ -19,6 +19,7 @@ DataDir = Annotated[
     typer.Option("--data-dir", help="Data root (else $PHONKIT_DATA, else the user data dir)."),
 ]
 Corpus = Annotated[str, typer.Option(help="Corpus reader (see phonkit corpora).")]
+Lang = Annotated[str | None, typer.Option(help="ISO 639-3 language code.")]
 CorpusPath = Annotated[
     str | None, typer.Option("--path", help="File or dataset for the tsv and hf corpora.")
 ]
@@ -50,6 +51,8 @@ Ipa = Annotated[
     ),
 ]
 Device = Annotated[str, typer.Option(help="auto, cpu or cuda.")]
+Variant = Annotated[str, typer.Option(help="Model variant: pi, pd, joint, or a plugin's.")]
+Beam = Annotated[int, typer.Option(help="Beam width (1: greedy).")]
 MaxEntries = Annotated[
     int | None,
     typer.Option(help="Keep at most this many entries of a corpus (whole paradigms, seeded)."),
@@ -67,6 +70,13 @@ Morphemes = Annotated[
         "(the lemma and the whole feature bundle as one affix), or a plugin's."
     ),
 ]
+
+
+def figure_file(out: Path | None) -> None:
+    """A figure to draw must be a .png, .svg or .pdf file."""
+    if out is not None and out.suffix not in (".png", ".svg", ".pdf"):
+        raise InputError(f"{out}: choose a .png, .svg or .pdf file")
+
 
 def at_least_one(**options: int | None) -> None:
     """Each option given (not None) must be 1 or more: ``--max-entries 0`` is an error, not

@@ -13,16 +13,19 @@ from typing import Annotated, Any
 import typer
 
 from phonkit.cli.options import (
+    Beam,
     Columns,
     CorpusOptions,
     CorpusPath,
     DataDir,
     Device,
     Ipa,
+    Lang,
     Precision,
     RunDir,
     Transcribers,
     at_least_one,
+    figure_file,
     key_values,
 )
 from phonkit.cli.settings import setting_options
@@ -37,7 +40,6 @@ CorpusName = Annotated[
     str | None,
     typer.Option(help="Corpus reader (see phonkit corpora) \\[default: sample, without -m]."),
 ]
-Lang = Annotated[str | None, typer.Option(help="ISO 639-3 language code.")]
 MorphemesOption = Annotated[
     str | None,
     typer.Option(
@@ -111,11 +113,6 @@ def _source(
     return corpus_source(corpus, request, transcriber, morphemes or DEFAULT_DECOMPOSITION)
 
 
-def _check_figure(out: Path | None) -> None:
-    if out is not None and out.suffix not in (".png", ".svg", ".pdf"):
-        raise InputError(f"{out}: choose a .png, .svg or .pdf file")
-
-
 def stats(
     model: RunSource = None,
     corpus: CorpusName = None,
@@ -145,7 +142,7 @@ def stats(
     from phonkit.views.stats import SECTIONS, describe
     from phonkit.views.stats import plot as draw
 
-    _check_figure(plot)
+    figure_file(plot)
     if section is not None and section not in SECTIONS:
         raise InputError(f"unknown section {section!r}; sections: {', '.join(SECTIONS)}")
     source = _source(
@@ -179,7 +176,7 @@ def paradigm(
             "and the cells that the underlying forms of lemmas new to the model are fitted to."
         ),
     ] = None,
-    beam: Annotated[int, typer.Option(help="Beam width (1: greedy).")] = 1,
+    beam: Beam = 1,
     device: Device = "cpu",
     precision: Precision = "auto",
     settings: dict[str, Any] | None = None,
@@ -271,7 +268,7 @@ def errors(
         raise InputError(f"unknown table {table!r}; use {', '.join(TABLES)}")
     if examples < 0 or top < 1:
         raise InputError("--examples must be at least 0, --top at least 1")
-    _check_figure(plot)
+    figure_file(plot)
     pattern = compile_pattern(grep, "--grep") if grep is not None else None
     run = Run.open(model, finished=False)
     joiner = run.transcriber().joiner
