@@ -260,18 +260,12 @@ def read_wordforms(path: Path, options: Options) -> Iterator[Wordform]:
 
 def read_lemmas(path: Path, options: Options) -> Iterator[Lemma]:
     """The records of a syntax lemma file (dsl.cd, esl.cd, gsl.cd)."""
-    filtering = options.classes is not None
+    filtering, at_class = options.classes is not None, options.class_field
+    class_field = f"ClassNum (field {at_class}, -O class_field)"
     for number, fields in _records(path):
-        _need(fields, options.class_field if filtering else 3, path, number)
+        _need(fields, at_class if filtering else 3, path, number)
         _number(fields[2], "count", path, number)
-        class_num = None
-        if filtering:
-            class_num = _number(
-                fields[options.class_field - 1],
-                f"ClassNum (field {options.class_field}, -O class_field)",
-                path,
-                number,
-            )
+        class_num = _number(fields[at_class - 1], class_field, path, number) if filtering else None
         yield Lemma(_number(fields[0], "IdNum", path, number), fields[1].strip(), class_num)
 
 
@@ -379,23 +373,20 @@ def join(
         counts[key] = counts.get(key, 0) + found.count
     unjoined = sum(1 for id_num in pronunciations if id_num not in joined)
 
-    reports = {
-        "empty": (len(empty), "phonology records had an empty PhonStrsDISC field"),
-        "no phonology": (
-            skipped["no phonology"],
-            "morphology records had no phonology record (IdNum)",
-        ),
-        "no morphology": (unjoined, "phonology records had no morphology record (IdNum)"),
-        "no FlectType": (
+    reports = [
+        (len(empty), "phonology records had an empty PhonStrsDISC field"),
+        (skipped["no phonology"], "morphology records had no phonology record (IdNum)"),
+        (unjoined, "phonology records had no morphology record (IdNum)"),
+        (
             skipped["no FlectType"],
             f"morphology records had an empty FlectType (field {options.affix_field})",
         ),
-        "no lemma": (
+        (
             skipped["no lemma"],
             f"morphology records had an IdNumLemma missing from {PREFIXES[lang]}sl.cd",
         ),
-    }
-    for number, what in reports.values():
+    ]
+    for number, what in reports:
         if number:
             messages.append(f"{name}: {number:,} {what} and were skipped")
     if skipped["other class"]:
