@@ -358,13 +358,9 @@ def _ordering(comparisons, variants) -> str:
 
 
 def _better(c) -> bool:
-    """Whether the first run of a comparison scored better, in the metric's direction (its
-    ``higher_is_better``)."""
-    return (
-        c.mean_a > c.mean_b
-        if lookup("metrics", c.metric).higher_is_better
-        else (c.mean_a < c.mean_b)
-    )
+    """Whether the first run of a comparison scored better, in the metric's direction."""
+    higher = lookup("metrics", c.metric).higher_is_better
+    return c.mean_a > c.mean_b if higher else c.mean_a < c.mean_b
 
 
 def _significantly_better(c) -> bool:
