@@ -1,15 +1,17 @@
 """Which judges choose a small table's candidates best: the model, each copy model, together.
 
-    python benchmarks/copy_judges.py EXPERIMENT_DIR
+    python benchmarks/copy_judges.py EXPERIMENT_DIR [--more N]
 
 Over the finished runs of a ``phonkit experiment tables`` directory made with
 ``model.candidates=analogy+copy`` (the setting below 2,000 forms: each run keeps its model
 and its two copy models), re-chooses every held-out cell under each rule below, without
-training: each judge's -log p over the cell's analogy candidates becomes a posterior, a rule
-ranks by the mean of its judges' posteriors. A cell with one candidate takes it; a cell with
-none takes the first copy model's greedy form under the rules with a copy model, and counts
-as wrong under ``model`` (whose own decoding the experiment would use instead). Prints the
-mean ACC over tables (each table's folds pooled) of every rule.
+training (with ``--more N``: N more copy models are trained per run, from the next seeds,
+and the rules with them are added): each judge's -log p over the cell's analogy candidates
+becomes a posterior, a rule ranks by the mean of its judges' posteriors. A cell with one
+candidate takes it; a cell with none takes the first copy model's greedy form under the
+rules with a copy model, and counts as wrong under ``model`` (whose own decoding the
+experiment would use instead). Prints the mean ACC over tables (each table's folds pooled)
+of every rule.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from pathlib import Path
 import torch
 
 from phonkit.errors import InputError
+from phonkit.model.copying import CopyModel
 from phonkit.model.factory import load_model
 from phonkit.run.directory import Run, is_finished
-from phonkit.tasks.candidates import Rewrites, posterior, scored_by
+from phonkit.tasks.candidates import Rewrites, known_forms, posterior, scored_by
 
 RULES = {  # rule: judges (0 the model, 1 and 2 the copy models)
     "model": (0,),
@@ -35,12 +38,25 @@ RULES = {  # rule: judges (0 the model, 1 and 2 the copy models)
 }
 
 
-def choices(run: Run) -> list[dict[str, bool]]:
+def more_rules(more: int) -> dict[str, tuple[int, ...]]:
+    """The rules with copy models 3 to ``more`` + 2, with the model and without."""
+    found = {}
+    for last in range(3, more + 3):
+        copies = tuple(range(1, last + 1))
+        found[f"model + copy 1..{last}"] = (0, *copies)
+        found[f"copy 1..{last}"] = copies
+    return found
+
+
+def choices(run: Run, rules: dict[str, tuple[int, ...]], more: int) -> list[dict[str, bool]]:
     """For each held-out cell of ``run``: whether each rule gets it."""
     model = load_model(run, torch.device("cpu"))
     rewrites = Rewrites.of(run)
     if rewrites is None or len(rewrites.copies) != 2:
         raise InputError(f"{run.path} has no two copy models (made with analogy+copy?)")
+    paradigms = known_forms(run.examples("train"))
+    seed = run.config.training.seed
+    rewrites.copies += [CopyModel.train(paradigms, seed + n) for n in range(2, more + 2)]
     examples = run.examples("test")
     candidates = [rewrites.candidates(e.entry.lemma, e.entry.bundle) for e in examples]
     found = []
@@ -54,7 +70,7 @@ def choices(run: Run) -> list[dict[str, bool]]:
         ]
         guess = rewrites.copies[0].greedy(known, bundle) if not forms else None
         right = {}
-        for rule, judges in RULES.items():
+        for rule, judges in rules.items():
             if len(forms) == 1:
                 chosen = forms[0]
             elif not forms:
@@ -71,7 +87,9 @@ def choices(run: Run) -> list[dict[str, bool]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("experiment", type=Path)
-    root = parser.parse_args().experiment
+    parser.add_argument("--more", type=int, default=0, help="copy models to train per run")
+    args = parser.parse_args()
+    root, rules = args.experiment, RULES | more_rules(args.more)
     if not (root / "runs").is_dir():
         parser.error(f"{root}: not a phonkit experiment directory (no runs/ in it)")
     torch.set_num_threads(1)
@@ -79,11 +97,11 @@ def main() -> None:
     for path in sorted((root / "runs").iterdir()):
         if is_finished(path):
             try:
-                per_table[path.name.rsplit("-f", 1)[0]] += choices(Run(path))
+                per_table[path.name.rsplit("-f", 1)[0]] += choices(Run(path), rules, args.more)
             except InputError as error:  # a record keeps no weights: the experiment does
                 parser.exit(2, f"copy_judges.py: {error}\n")
     print("| judges | mean ACC |\n|---|---:|")
-    for rule in RULES:
+    for rule in rules:
         accs = [100 * sum(c[rule] for c in cells) / len(cells) for cells in per_table.values()]
         print(f"| {rule} | {sum(accs) / len(accs):.2f} |")
     print(f"\n{len(per_table)} tables, {sum(map(len, per_table.values()))} held-out cells")
