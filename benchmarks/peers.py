@@ -281,8 +281,9 @@ def timed_lines(command: list[str], env: dict) -> tuple[list[tuple[float, str]],
 
 def phonkit_curve(args, task: str, env: dict) -> tuple[list[list], Path]:
     """Train pi on the task's split of the subset; a row per epoch: its wall time since the
-    command started (the epoch's line on stderr), its dev ACC (greedy; none for new lemmas,
-    whose UFs are fitted only when scored), and the test ACC on the row of the kept epoch."""
+    command started (the epoch's line on stderr), its dev ACC (greedy; for new lemmas from
+    the lemma encoder's UF of each lemma's spelling, no known cell, as the peer reads it),
+    and the test ACC on the row of the kept epoch."""
     out = args.work / f"phonkit-{task}"
     command = [args.phonkit, "train", "--corpus", "unimorph", "--lang", "nld", "--data-dir",
                str(args.data_dir), "--max-entries", str(args.entries), "--seed", str(args.seed),
@@ -304,7 +305,7 @@ def phonkit_curve(args, task: str, env: dict) -> tuple[list[list], Path]:
         test = json.loads((out / "metrics.json").read_text())["test"]["acc"]
     return [
         [task, "phonkit-pi", int(r["epoch"]), f"{at:.1f}",
-         "" if task == "lemmas" else f"{float(r['dev_acc']):.2f}",
+         f"{float(r['dev_acc']):.2f}",
          f"{test:.2f}" if int(r["epoch"]) == kept else ""]
         for (at, _), r in zip(ended, history, strict=True)
     ], out  # fmt: skip
