@@ -1,3 +1,3 @@
-from phonkit.cli import main
+from phonkit.cli import command_line
 
-main()
+command_line()

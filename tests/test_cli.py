@@ -253,3 +253,23 @@ def test_help_shows_defaults_in_brackets_and_switches_without_a_type(cli, comman
     if command == ["train"]:
         assert "Run directory [default: runs/CORPUS-LANG-VARIANT]." in result.out
         assert "comma-separated [default: every installed one]." in result.out
+
+
+def test_the_program_ends_with_its_commands_code_and_all_its_output(tmp_path):
+    """``python -m phonkit`` (as the ``phonkit`` script) skips the interpreter's teardown: what
+    the command wrote must still reach a file in full, and its exit code the shell."""
+    table = tmp_path / "full.csv"
+    table.write_text("stem,form\nother,forms\n")  # less than a buffer: written at the end
+    buffered = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+    with (tmp_path / "out.csv").open("w") as out:
+        done = subprocess.run(
+            [sys.executable, "-m", "phonkit", "fill", str(table)],
+            stdout=out, stderr=subprocess.PIPE, text=True, timeout=120, env=buffered,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out.csv").read_text() == table.read_text()
+    bad = subprocess.run(
+        [sys.executable, "-m", "phonkit", "fill", str(tmp_path / "missing.csv")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert bad.returncode == 2 and bad.stderr.startswith("phonkit: error: ") and not bad.stdout

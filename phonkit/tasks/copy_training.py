@@ -3,11 +3,12 @@
 Two copy models (:mod:`phonkit.model.copying`), from the run's seed and the next, judge the
 candidates with the model: one alone varies from seed to seed by more than it gains
 (docs/small-data.md). On a machine with two CPU cores or more, where the model trains on
-the CPU, each trains in a forked process while the model trains, so that ``phonkit fill``
-waits for the CPU time of the three shared out over the cores rather than their sum. A child
-ignores Ctrl-C (the parent stops it), ends when the parent does, and holds none of the
-parent's locks (:mod:`phonkit.run.lock` closes them at the fork). A copy model that could
-not train there trains in this process after the model.
+the CPU, they train one after the other in a forked process while the model trains, so that
+``phonkit fill`` waits for the longer of the two shares rather than their sum (a process
+each would share two cores three ways). The child ignores Ctrl-C (the parent stops it), ends
+when the parent does, and holds none of the parent's locks (:mod:`phonkit.run.lock` closes
+them at the fork). A copy model that could not train there trains in this process after the
+model.
 """
 
 from __future__ import annotations
@@ -29,22 +30,21 @@ from phonkit.tasks.candidates import known_forms
 
 
 def start_copy_models(run: Run, device: torch.device) -> list[BaseProcess]:
-    """Start training the run's missing copy models in forked processes, where they can
-    have cores of their own."""
+    """Start training the run's missing copy models in a forked process, where they have a
+    core of their own."""
     if device.type != "cpu" or (os.cpu_count() or 1) < 2:
         return []
     if "fork" not in multiprocessing.get_all_start_methods():
         return []
     for stream in (sys.stdout, sys.stderr):  # a child flushes what it inherits when it ends
         stream.flush()
+    missing = run.missing_copy_models()
+    if not missing:
+        return []
     fork = multiprocessing.get_context("fork")
-    children: list[BaseProcess] = [
-        fork.Process(target=_child, args=(run, number, os.getpid()), daemon=True)
-        for number in run.missing_copy_models()
-    ]
-    for child in children:
-        child.start()
-    return children
+    child = fork.Process(target=_child, args=(run, missing, os.getpid()), daemon=True)
+    child.start()
+    return [child]
 
 
 def end_copy_models(run: Run, children: list[BaseProcess]) -> None:
@@ -68,11 +68,12 @@ def save_copy_model(run: Run, number: int) -> None:
     run.save_copy_model(number, CopyModel.train(paradigms, seed))
 
 
-def _child(run: Run, number: int, parent: int) -> None:
+def _child(run: Run, numbers: list[int], parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
     try:
-        save_copy_model(run, number)
+        for number in numbers:
+            save_copy_model(run, number)
     except BaseException:  # no traceback from here: the parent trains it again and says why
         os._exit(1)
 
