@@ -10,14 +10,15 @@
 **nld3k** (time to accuracy): the UniMorph Dutch table cut to --entries entries (whole
 paradigms, seeded: ``train --max-entries``), split by phonkit into train, dev and test cells
 of seen paradigms (``paradigms``) or whole new lemmas (``lemmas``). phonkit trains pi with
-its defaults (``--lemma-encoder`` for new lemmas); yoyodyne (``--architecture``, lemma +
-features -> form) trains on the same train split with early stopping on the same dev split
-(patience --patience epochs), keeping a checkpoint per epoch, each then decoding dev
-greedily. A row per epoch and system (``task, system, epoch, wall_s, dev_acc, test_acc``):
-the wall time since the command started (phonkit: the epoch's line on stderr; yoyodyne: its
-checkpoint's time), dev ACC, and on the row of the epoch each system keeps, test ACC (new
-lemmas: the cells ``evaluate --unseen-lemmas --known K`` scores, UFs fitted for phonkit;
-yoyodyne reads the lemma). Both run one after the other, one thread each.
+its defaults (new lemmas: ``--lemma-encoder --candidates analogy``); yoyodyne
+(``--architecture``, lemma + features -> form) trains on the same train split with early
+stopping on the same dev split (patience --patience epochs), keeping a checkpoint per epoch,
+each then decoding dev greedily. A row per epoch and system (``task, system, epoch, wall_s,
+dev_acc, test_acc``): the wall time since the command started (phonkit: the epoch's line on
+stderr; yoyodyne: its checkpoint's time), dev ACC, and on the row of the epoch each system
+keeps, test ACC (new lemmas: the cells ``evaluate --unseen-lemmas --known K`` scores; for
+phonkit the UFs fitted and the analogy candidates of the known cells ranked; yoyodyne reads
+the lemma). Both run one after the other, one thread each.
 
 **tables**:
 
@@ -262,7 +263,9 @@ def append(path: Path, header: list[str], values: list) -> None:
 CURVE = ["task", "system", "epoch", "wall_s", "dev_acc", "test_acc"]
 TASKS = {  # task: phonkit's split and its settings beyond the defaults
     "paradigms": ["--split", "paradigms"],
-    "lemmas": ["--split", "lemmas", "--lemma-encoder"],
+    # new lemmas: the analogy candidates of each lemma's known cells, ranked by the model, as
+    # docs/small-data.md fills new lemmas' gaps (a setting of prediction, not of training)
+    "lemmas": ["--split", "lemmas", "--lemma-encoder", "--candidates", "analogy"],
 }
 
 
