@@ -4,11 +4,16 @@ settings are derived from their declarations (:mod:`phonkit.cli.settings`)."""
 
 from __future__ import annotations
 
+import functools
+import inspect
+import typing
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from phonkit.data.corpora import CorpusRequest
 from phonkit.errors import InputError
 
 RunDir = Annotated[
@@ -20,13 +25,6 @@ DataDir = Annotated[
 ]
 Corpus = Annotated[str, typer.Option(help="Corpus reader (see phonkit corpora).")]
 Lang = Annotated[str | None, typer.Option(help="ISO 639-3 language code.")]
-CorpusPath = Annotated[
-    str | None, typer.Option("--path", help="File or dataset for the tsv and hf corpora.")
-]
-Columns = Annotated[str | None, typer.Option(help="Column spec, e.g. lemma,features,form,count.")]
-CorpusOptions = Annotated[
-    list[str], typer.Option("--corpus-option", "-O", help="KEY=VALUE for the corpus reader.")
-]
 Precision = Annotated[
     str,
     typer.Option(
@@ -70,6 +68,44 @@ Morphemes = Annotated[
         "(the lemma and the whole feature bundle as one affix), or a plugin's."
     ),
 ]
+CorpusPath = Annotated[
+    str | None, typer.Option("--path", help="File or dataset for the tsv and hf corpora.")
+]
+Columns = Annotated[str | None, typer.Option(help="Column spec, e.g. lemma,features,form,count.")]
+CorpusOptions = Annotated[
+    list[str], typer.Option("--corpus-option", "-O", help="KEY=VALUE for the corpus reader.")
+]
+#: Where a command's corpus is, beside its --lang (:func:`corpus_request`): name, type, default.
+WHERE: list[tuple[str, Any, Any]] = [
+    ("data_dir", DataDir, None),
+    ("path", CorpusPath, None),
+    ("columns", Columns, None),
+    ("corpus_option", CorpusOptions, []),
+]
+
+
+def corpus_request(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a command the options of :data:`WHERE` in the place of its parameter ``request``,
+    which receives them, with the command's ``lang``, as a :class:`CorpusRequest`."""
+    signature = inspect.signature(command)
+    hints = typing.get_type_hints(command, include_extras=True)
+    parameters: list[inspect.Parameter] = []
+    for p in signature.parameters.values():
+        if p.name != "request":
+            parameters.append(p.replace(annotation=hints[p.name]))
+        else:
+            parameters += [p.replace(name=n, annotation=a, default=d) for n, a, d in WHERE]
+
+    @functools.wraps(command)
+    def wrapper(**given: Any) -> Any:
+        data_dir, path, columns, options = (given.pop(name) for name, _, _ in WHERE)
+        options = key_values(options, "--corpus-option")
+        request = CorpusRequest(given["lang"], data_dir, path, columns, options)
+        return command(**given, request=request)
+
+    wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+    return wrapper
 
 
 def figure_file(out: Path | None) -> None:
