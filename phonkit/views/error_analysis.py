@@ -14,6 +14,7 @@ from pathlib import Path
 
 from rapidfuzz.distance import Levenshtein
 
+from phonkit.analysis.figures import pyplot, save
 from phonkit.data.encoding import Example
 from phonkit.data.lexicon import parse_features
 from phonkit.data.tsv import read_rows
@@ -251,10 +252,7 @@ def wilson(right: int, cells: int, z: float = 1.96) -> tuple[float, float]:
 def plot(analysis: Analysis, out: Path, title: str, top: int = 30) -> None:
     """Accuracy with its 95% Wilson interval by bundle (the ``top`` bundles with most test
     cells) and by frequency band; each label gives the number of test cells."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     shown = sorted(analysis.bundles[:top], key=lambda g: (g.accuracy, g.key))
     height = max(3.5, 0.24 * len(shown) + 1.4)
@@ -277,9 +275,7 @@ def plot(analysis: Analysis, out: Path, title: str, top: int = 30) -> None:
     )
     figure.suptitle(title)
     figure.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=110)
-    plt.close(figure)
+    save(figure, out)
 
 
 def _dots(axes, groups: Sequence[Group], limits: tuple[float, float], horizontal: bool) -> None:
