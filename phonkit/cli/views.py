@@ -273,17 +273,10 @@ def _error_rows(analysis, table: str, joiner: str) -> Iterator[tuple[object, ...
         wrong = len(analysis.errors)
         yield ("at", "gold_part", "predicted_part", "errors", "share", "examples")
         for kind in analysis.types:
-            shown = ", ".join(
-                f"{joiner.join(e.gold)}/{joiner.join(e.prediction)}" for e in kind.errors[:3]
-            )
-            yield (
-                kind.at,
-                joiner.join(kind.gold_part),
-                joiner.join(kind.predicted_part),
-                len(kind.errors),
-                f"{len(kind.errors) / wrong:.4f}",
-                shown,
-            )
+            at, gold_part, predicted_part = kind.kind
+            share = f"{len(kind.errors) / wrong:.4f}"
+            parts = (joiner.join(gold_part), joiner.join(predicted_part))
+            yield (at, *parts, len(kind.errors), share, kind.examples(joiner))
     else:
         yield ("lemma", "features", "gold", "prediction", "at", "before", "gold_part",
                "predicted_part", "after", "distance", "surprisal")  # fmt: skip

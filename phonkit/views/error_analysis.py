@@ -115,14 +115,14 @@ class ErrorType:
     """One rewrite (of the ending, or of the beginning) with the errors that make it, in
     test-file order."""
 
-    at: str
-    gold_part: tuple[str, ...]
-    predicted_part: tuple[str, ...]
+    kind: tuple[str, tuple[str, ...], tuple[str, ...]]  # its Rewrite.kind
     errors: list[Prediction]
 
-    @property
-    def kind(self) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-        return self.at, self.gold_part, self.predicted_part
+    def examples(self, joiner: str) -> str:
+        """The first three errors as gold/predicted."""
+        return ", ".join(
+            f"{joiner.join(e.gold)}/{joiner.join(e.prediction)}" for e in self.errors[:3]
+        )
 
 
 @dataclass
@@ -224,7 +224,7 @@ def analyse(cells: Sequence[Prediction], training: Sequence[Example]) -> Analysi
     kinds: dict[tuple[str, tuple[str, ...], tuple[str, ...]], list[Prediction]] = {}
     for item, change in errors:
         kinds.setdefault(change.kind, []).append(item)
-    types = [ErrorType(*kind, items) for kind, items in kinds.items()]
+    types = [ErrorType(kind, items) for kind, items in kinds.items()]
     types.sort(key=lambda t: (-len(t.errors), t.kind))
     rank = {t.kind: number for number, t in enumerate(types)}
     errors.sort(key=lambda pair: rank[pair[1].kind])
