@@ -15,6 +15,7 @@ import typer
 
 from phonkit.data.corpora import CorpusRequest
 from phonkit.errors import InputError
+from phonkit.settings import TrainConfig, declared
 
 RunDir = Annotated[
     Path, typer.Option("--model", "-m", help="A run directory made by phonkit train.")
@@ -25,13 +26,9 @@ DataDir = Annotated[
 ]
 Corpus = Annotated[str, typer.Option(help="Corpus reader (see phonkit corpora).")]
 Lang = Annotated[str | None, typer.Option(help="ISO 639-3 language code.")]
-Precision = Annotated[
-    str,
-    typer.Option(
-        help="auto (bfloat16 where the device has native bfloat16 units: CUDA GPUs, CPUs "
-        "with AVX-512 BF16 or AMX; else fp32), fp32, or bf16."
-    ),
-]
+# The precision of predicting takes the choices, and the help, of training's.
+PRECISION = next(one for one in declared(TrainConfig) if one.name == "precision")
+Precision = Annotated[str, typer.Option(help=PRECISION.declaration.help)]
 Transcribers = Annotated[
     str,
     typer.Option(
