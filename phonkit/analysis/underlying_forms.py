@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from phonkit.analysis.figures import pyplot, save
 from phonkit.analysis.vowels import ATTRIBUTES, VOWELS, attributes
 from phonkit.data.lexicon import FEATURE, LEMMA
 from phonkit.errors import InputError
@@ -185,10 +186,7 @@ def plot(
     seed: int = 0,
 ) -> None:
     """Scatter the projected vectors coloured by an attribute, with a few readable labels."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     rows = inventory.select(kind)
     if len(rows) < 3:
@@ -223,9 +221,7 @@ def plot(
     if len(set(values)) <= 20:
         axes.legend(title=color_by, loc="best", fontsize=8, markerscale=1.5)
     figure.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=150)
-    plt.close(figure)
+    save(figure, out, dpi=150)
 
 
 def _sparse_labels(points: np.ndarray, frequency: list[int], limit: int) -> list[int]:

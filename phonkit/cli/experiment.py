@@ -9,10 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from phonkit.cli.options import (
-    Columns,
     Corpus,
-    CorpusOptions,
-    CorpusPath,
     DataDir,
     Device,
     Ipa,
@@ -21,11 +18,13 @@ from phonkit.cli.options import (
     Morphemes,
     Transcribers,
     at_least_one,
+    corpus_request,
     key_values,
     names,
     numbers,
 )
 from phonkit.cli.settings import setting_options
+from phonkit.data.corpora import CorpusRequest
 from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.errors import InputError
 
@@ -88,7 +87,6 @@ def unimorph(
     """The UniMorph table: every variant on every language (one run per language, variant
     and seed), then per-language and average ACC/MLD/NLL beside the paper's figures, and
     paired permutation tests between the variants. Finished runs are reused."""
-    from phonkit.data.corpora import CorpusRequest
     from phonkit.experiments import unimorph
     from phonkit.tasks.train import TrainRequest, choose_transcriber
 
@@ -111,6 +109,7 @@ def unimorph(
 
 @experiment_app.command("celex")
 @setting_options("model", "training", defaults=CELEX, skip=("seed",))
+@corpus_request
 def celex(
     lang: Annotated[str, typer.Option(help="ISO 639-3 code: nld, eng or deu for CELEX.")],
     corpus: Corpus = "celex",
@@ -121,10 +120,7 @@ def celex(
     variants: Variants = "pi,pd,joint",
     transcriber: Transcribers = "none",
     ipa: Ipa = False,
-    data_dir: DataDir = None,
-    path: CorpusPath = None,
-    columns: Columns = None,
-    corpus_option: CorpusOptions = [],  # noqa: B006
+    request: CorpusRequest = CorpusRequest(),  # --data-dir, --path... (corpus_request)
     out: Annotated[
         Path | None, typer.Option(help="Experiment directory \\[default: experiments/celex-LANG].")
     ] = None,
@@ -142,14 +138,10 @@ def celex(
     frequency, every variant trained on each; mean ± std of ACC/MLD/NLL per (variant, k) in
     tables and a three-panel figure. Works on any corpus with counts (--corpus tsv --path
     FILE --columns lemma,form,features,count). Finished runs are reused."""
-    from phonkit.data.corpora import CorpusRequest
     from phonkit.experiments import curve
     from phonkit.tasks.train import TrainRequest, choose_transcriber
 
     at_least_one(draws=draws)
-    request = CorpusRequest(
-        lang, data_dir, path, columns, key_values(corpus_option, "--corpus-option")
-    )
     base = TrainRequest(
         corpus=corpus,
         request=request,

@@ -17,10 +17,7 @@ from phonkit.cli.experiment import experiment_app
 from phonkit.cli.fill import register as register_fill
 from phonkit.cli.options import (
     Beam,
-    Columns,
     Corpus,
-    CorpusOptions,
-    CorpusPath,
     DataDir,
     Device,
     Ipa,
@@ -33,13 +30,14 @@ from phonkit.cli.options import (
     Transcribers,
     Variant,
     at_least_one,
+    corpus_request,
     figure_file,
-    key_values,
     names,
     numbers,
 )
 from phonkit.cli.settings import in_flags, in_options, setting_options
 from phonkit.cli.views import register as register_views
+from phonkit.data.corpora import CorpusRequest
 from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.errors import InputError
 from phonkit.settings import FitConfig
@@ -55,6 +53,7 @@ app = typer.Typer(
 
 @app.command()
 @setting_options("model", "training")
+@corpus_request
 def train(
     corpus: Corpus = "sample",
     lang: Lang = None,
@@ -63,10 +62,7 @@ def train(
     out: Annotated[
         Path | None, typer.Option(help="Run directory \\[default: runs/CORPUS-LANG-VARIANT].")
     ] = None,
-    data_dir: DataDir = None,
-    path: CorpusPath = None,
-    columns: Columns = None,
-    corpus_option: CorpusOptions = [],  # noqa: B006
+    request: CorpusRequest = CorpusRequest(),  # --data-dir, --path... (corpus_request)
     transcriber: Transcribers = "none",
     ipa: Ipa = False,
     split: Annotated[
@@ -104,7 +100,6 @@ def train(
     With no arguments: the position-independent model on the bundled Turkish sample. Below
     2,000 training forms the model and training settings not given are chosen by the data's
     size (docs/small-data.md)."""
-    from phonkit.data.corpora import CorpusRequest
     from phonkit.progress import metrics_table, say
     from phonkit.tasks.train import TrainRequest, choose_transcriber
     from phonkit.tasks.train import train as train_job
@@ -112,9 +107,7 @@ def train(
     at_least_one(k=k, draw=draw, max_entries=max_entries)
     job = TrainRequest(
         corpus=corpus,
-        request=CorpusRequest(
-            lang, data_dir, path, columns, key_values(corpus_option, "--corpus-option")
-        ),
+        request=request,
         transcriber="none" if resume else choose_transcriber(corpus, transcriber, ipa),
         variant=variant,
         morphemes=morphemes,
@@ -357,7 +350,6 @@ def plugins(
 @app.command()
 def corpora(data_dir: DataDir = None) -> None:
     """Corpus readers and the languages each has available: name<TAB>languages<TAB>description."""
-    from phonkit.data.corpora import CorpusRequest
     from phonkit.data.tsv import format_rows
     from phonkit.plugins import registry
 

@@ -4,12 +4,18 @@ settings are derived from their declarations (:mod:`phonkit.cli.settings`)."""
 
 from __future__ import annotations
 
+import functools
+import inspect
+import typing
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from phonkit.data.corpora import CorpusRequest
 from phonkit.errors import InputError
+from phonkit.settings import TrainConfig, declared
 
 RunDir = Annotated[
     Path, typer.Option("--model", "-m", help="A run directory made by phonkit train.")
@@ -20,20 +26,9 @@ DataDir = Annotated[
 ]
 Corpus = Annotated[str, typer.Option(help="Corpus reader (see phonkit corpora).")]
 Lang = Annotated[str | None, typer.Option(help="ISO 639-3 language code.")]
-CorpusPath = Annotated[
-    str | None, typer.Option("--path", help="File or dataset for the tsv and hf corpora.")
-]
-Columns = Annotated[str | None, typer.Option(help="Column spec, e.g. lemma,features,form,count.")]
-CorpusOptions = Annotated[
-    list[str], typer.Option("--corpus-option", "-O", help="KEY=VALUE for the corpus reader.")
-]
-Precision = Annotated[
-    str,
-    typer.Option(
-        help="auto (bfloat16 where the device has native bfloat16 units: CUDA GPUs, CPUs "
-        "with AVX-512 BF16 or AMX; else fp32), fp32, or bf16."
-    ),
-]
+# The precision of predicting takes the choices, and the help, of training's.
+PRECISION = next(one for one in declared(TrainConfig) if one.name == "precision")
+Precision = Annotated[str, typer.Option(help=PRECISION.declaration.help)]
 Transcribers = Annotated[
     str,
     typer.Option(
@@ -70,6 +65,44 @@ Morphemes = Annotated[
         "(the lemma and the whole feature bundle as one affix), or a plugin's."
     ),
 ]
+CorpusPath = Annotated[
+    str | None, typer.Option("--path", help="File or dataset for the tsv and hf corpora.")
+]
+Columns = Annotated[str | None, typer.Option(help="Column spec, e.g. lemma,features,form,count.")]
+CorpusOptions = Annotated[
+    list[str], typer.Option("--corpus-option", "-O", help="KEY=VALUE for the corpus reader.")
+]
+#: Where a command's corpus is, beside its --lang (:func:`corpus_request`): name, type, default.
+WHERE: list[tuple[str, Any, Any]] = [
+    ("data_dir", DataDir, None),
+    ("path", CorpusPath, None),
+    ("columns", Columns, None),
+    ("corpus_option", CorpusOptions, []),
+]
+
+
+def corpus_request(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a command the options of :data:`WHERE` in the place of its parameter ``request``,
+    which receives them, with the command's ``lang``, as a :class:`CorpusRequest`."""
+    signature = inspect.signature(command)
+    hints = typing.get_type_hints(command, include_extras=True)
+    parameters: list[inspect.Parameter] = []
+    for p in signature.parameters.values():
+        if p.name != "request":
+            parameters.append(p.replace(annotation=hints[p.name]))
+        else:
+            parameters += [p.replace(name=n, annotation=a, default=d) for n, a, d in WHERE]
+
+    @functools.wraps(command)
+    def wrapper(**given: Any) -> Any:
+        data_dir, path, columns, options = (given.pop(name) for name, _, _ in WHERE)
+        options = key_values(options, "--corpus-option")
+        request = CorpusRequest(given["lang"], data_dir, path, columns, options)
+        return command(**given, request=request)
+
+    wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+    return wrapper
 
 
 def figure_file(out: Path | None) -> None:

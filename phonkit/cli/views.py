@@ -14,10 +14,6 @@ import typer
 
 from phonkit.cli.options import (
     Beam,
-    Columns,
-    CorpusOptions,
-    CorpusPath,
-    DataDir,
     Device,
     Ipa,
     Lang,
@@ -25,10 +21,11 @@ from phonkit.cli.options import (
     RunDir,
     Transcribers,
     at_least_one,
+    corpus_request,
     figure_file,
-    key_values,
 )
 from phonkit.cli.settings import setting_options
+from phonkit.data.corpora import CorpusRequest
 from phonkit.errors import InputError
 from phonkit.settings import FitConfig
 
@@ -79,25 +76,13 @@ def emit(header: Iterable[object], rows: Iterable[Iterable[object]]) -> None:
     sys.stdout.flush()
 
 
-def _source(
-    model,
-    corpus,
-    lang,
-    data_dir,
-    path,
-    columns,
-    options,
-    transcriber="none",
-    ipa=False,
-    morphemes=None,
-):
-    from phonkit.data.corpora import CorpusRequest
+def _source(model, corpus, request, transcriber="none", ipa=False, morphemes=None):
     from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
     from phonkit.tasks.train import TrainRequest, choose_transcriber, request_of
     from phonkit.views.source import corpus_source, run_source
 
     if model is not None:
-        given = [name for name, value in (("--corpus", corpus), ("--path", path)) if value]
+        given = [name for name, value in (("--corpus", corpus), ("--path", request.path)) if value]
         given += ["--ipa"] * ipa + ["--transcriber"] * (transcriber != "none")
         given += ["--morphemes"] * (morphemes is not None)
         if given:
@@ -107,20 +92,17 @@ def _source(
             )
         return run_source(model)
     corpus = corpus or "sample"
-    request = CorpusRequest(lang, data_dir, path, columns, key_values(options, "--corpus-option"))
     request = request_of(TrainRequest(corpus, request))
     transcriber = choose_transcriber(corpus, transcriber, ipa)
     return corpus_source(corpus, request, transcriber, morphemes or DEFAULT_DECOMPOSITION)
 
 
+@corpus_request
 def stats(
     model: RunSource = None,
     corpus: CorpusName = None,
     lang: Lang = None,
-    data_dir: DataDir = None,
-    path: CorpusPath = None,
-    columns: Columns = None,
-    corpus_option: CorpusOptions = [],  # noqa: B006
+    request: CorpusRequest = CorpusRequest(),  # --data-dir, --path... (corpus_request)
     transcriber: Transcribers = "none",
     ipa: Ipa = False,
     morphemes: MorphemesOption = None,
@@ -145,9 +127,7 @@ def stats(
     figure_file(plot)
     if section is not None and section not in SECTIONS:
         raise InputError(f"unknown section {section!r}; sections: {', '.join(SECTIONS)}")
-    source = _source(
-        model, corpus, lang, data_dir, path, columns, corpus_option, transcriber, ipa, morphemes
-    )
+    source = _source(model, corpus, request, transcriber, ipa, morphemes)
     parts = source.parts if source.run is None else [*source.parts, source.whole()]
     descriptions = [describe(part) for part in parts]
     if plot is not None:
@@ -293,17 +273,10 @@ def _error_rows(analysis, table: str, joiner: str) -> Iterator[tuple[object, ...
         wrong = len(analysis.errors)
         yield ("at", "gold_part", "predicted_part", "errors", "share", "examples")
         for kind in analysis.types:
-            shown = ", ".join(
-                f"{joiner.join(e.gold)}/{joiner.join(e.prediction)}" for e in kind.errors[:3]
-            )
-            yield (
-                kind.at,
-                joiner.join(kind.gold_part),
-                joiner.join(kind.predicted_part),
-                len(kind.errors),
-                f"{len(kind.errors) / wrong:.4f}",
-                shown,
-            )
+            at, gold_part, predicted_part = kind.kind
+            share = f"{len(kind.errors) / wrong:.4f}"
+            parts = (joiner.join(gold_part), joiner.join(predicted_part))
+            yield (at, *parts, len(kind.errors), share, kind.examples(joiner))
     else:
         yield ("lemma", "features", "gold", "prediction", "at", "before", "gold_part",
                "predicted_part", "after", "distance", "surprisal")  # fmt: skip
@@ -323,6 +296,7 @@ def _error_rows(analysis, table: str, joiner: str) -> Iterator[tuple[object, ...
             )
 
 
+@corpus_request
 def concordance(
     pattern: Annotated[
         str, typer.Argument(help="A regular expression (Python syntax), searched in each form.")
@@ -330,10 +304,7 @@ def concordance(
     model: RunSource = None,
     corpus: CorpusName = None,
     lang: Lang = None,
-    data_dir: DataDir = None,
-    path: CorpusPath = None,
-    columns: Columns = None,
-    corpus_option: CorpusOptions = [],  # noqa: B006
+    request: CorpusRequest = CorpusRequest(),  # --data-dir, --path... (corpus_request)
     split: Annotated[
         str | None, typer.Option(help="With -m: only this split (train, dev or test).")
     ] = None,
@@ -366,11 +337,11 @@ def concordance(
     if split is not None and model is None:
         raise InputError("--split goes with -m RUN")
     if model is not None and split is not None:
-        if corpus or path:
+        if corpus or request.path:
             raise InputError("-m reads a run's splits; --corpus and --path go with a corpus")
         source = run_source(model, (split,))
     else:
-        source = _source(model, corpus, lang, data_dir, path, columns, corpus_option)
+        source = _source(model, corpus, request)
     lines = search(source.parts, compiled, sort)
     run = source.run is not None
     header = ("lemma", "before", "match", "after", "features", "frequency")

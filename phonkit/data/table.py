@@ -107,8 +107,7 @@ def delimiter_of(source: str, delimiter: str | None) -> str:
         chosen = spelled.get(delimiter, delimiter)
         if len(chosen) != 1 or chosen in '\r\n"':
             raise InputError(
-                f"the delimiter must be one character (or tab, comma, semicolon), not "
-                f"{delimiter!r}"
+                f"the delimiter must be one character (or tab, comma, semicolon), not {delimiter!r}"
             )
         return chosen
     if source == STDIN:

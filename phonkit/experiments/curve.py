@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from phonkit.analysis.figures import pyplot, save
 from phonkit.data.lexicon import Lexicon
 from phonkit.data.split import drawable
 from phonkit.data.tsv import write_atomic
@@ -157,10 +158,7 @@ def _settings(runs: dict) -> str:
 
 def plot(summary: dict[tuple[str, int], dict], path: Path, title: str) -> None:
     """Three panels (ACC, MLD, NLL) against k, a line per variant, a band of one std."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     variants = list(dict.fromkeys(variant for variant, _ in summary))
     figure_, axes = plt.subplots(1, 3, figsize=(12, 3.6), constrained_layout=True)
@@ -184,6 +182,4 @@ def plot(summary: dict[tuple[str, int], dict], path: Path, title: str) -> None:
         axis.grid(alpha=0.3)
     axes[0].legend()
     figure_.suptitle(title, fontsize=9)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure_.savefig(path, dpi=120)
-    plt.close(figure_)
+    save(figure_, path, dpi=120)

@@ -146,16 +146,13 @@ def errors_summary(analysis: Analysis, joiner: str, title: str, examples: int, t
     table.add_column("errors", justify="right")
     table.add_column("e.g.")
     for kind in analysis.types[:top]:
+        at, gold_part, predicted_part = kind.kind
         table.add_row(
-            Text(_part(kind.at, kind.gold_part, joiner)),
+            Text(_part(at, gold_part, joiner)),
             Text("→"),
-            Text(_part(kind.at, kind.predicted_part, joiner)),
+            Text(_part(at, predicted_part, joiner)),
             Text(f"{len(kind.errors):,}"),
-            Text(
-                ", ".join(
-                    f"{joiner.join(e.gold)}/{joiner.join(e.prediction)}" for e in kind.errors[:3]
-                )
-            ),
+            Text(kind.examples(joiner)),
         )
     show(table)
     if examples <= 0:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from rapidfuzz.distance import Levenshtein
 
+from phonkit.analysis.figures import pyplot, save
 from phonkit.data.encoding import Example
 from phonkit.data.lexicon import parse_features
 from phonkit.data.tsv import read_rows
@@ -114,14 +115,14 @@ class ErrorType:
     """One rewrite (of the ending, or of the beginning) with the errors that make it, in
     test-file order."""
 
-    at: str
-    gold_part: tuple[str, ...]
-    predicted_part: tuple[str, ...]
+    kind: tuple[str, tuple[str, ...], tuple[str, ...]]  # its Rewrite.kind
     errors: list[Prediction]
 
-    @property
-    def kind(self) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-        return self.at, self.gold_part, self.predicted_part
+    def examples(self, joiner: str) -> str:
+        """The first three errors as gold/predicted."""
+        return ", ".join(
+            f"{joiner.join(e.gold)}/{joiner.join(e.prediction)}" for e in self.errors[:3]
+        )
 
 
 @dataclass
@@ -223,7 +224,7 @@ def analyse(cells: Sequence[Prediction], training: Sequence[Example]) -> Analysi
     kinds: dict[tuple[str, tuple[str, ...], tuple[str, ...]], list[Prediction]] = {}
     for item, change in errors:
         kinds.setdefault(change.kind, []).append(item)
-    types = [ErrorType(*kind, items) for kind, items in kinds.items()]
+    types = [ErrorType(kind, items) for kind, items in kinds.items()]
     types.sort(key=lambda t: (-len(t.errors), t.kind))
     rank = {t.kind: number for number, t in enumerate(types)}
     errors.sort(key=lambda pair: rank[pair[1].kind])
@@ -251,10 +252,7 @@ def wilson(right: int, cells: int, z: float = 1.96) -> tuple[float, float]:
 def plot(analysis: Analysis, out: Path, title: str, top: int = 30) -> None:
     """Accuracy with its 95% Wilson interval by bundle (the ``top`` bundles with most test
     cells) and by frequency band; each label gives the number of test cells."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     shown = sorted(analysis.bundles[:top], key=lambda g: (g.accuracy, g.key))
     height = max(3.5, 0.24 * len(shown) + 1.4)
@@ -277,9 +275,7 @@ def plot(analysis: Analysis, out: Path, title: str, top: int = 30) -> None:
     )
     figure.suptitle(title)
     figure.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=110)
-    plt.close(figure)
+    save(figure, out)
 
 
 def _dots(axes, groups: Sequence[Group], limits: tuple[float, float], horizontal: bool) -> None:

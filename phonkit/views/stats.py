@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from phonkit.analysis.figures import pyplot, save
 from phonkit.data.lexicon import Entry
 from phonkit.errors import InputError
 from phonkit.views.pos import lemma_classes
@@ -138,10 +139,7 @@ def median(distribution: Counter[int]) -> float:
 def plot(description: Description, out: Path, title: str) -> None:
     """Three panels: lemmas by paradigm size; feature bundles, features and (with token
     counts) forms by frequency rank, log-log; the surface alphabet by frequency."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     figure, (sizes, ranks, alphabet) = plt.subplots(1, 3, figsize=(15, 4.4))
     points = sorted(description.paradigm_sizes.items())
@@ -170,6 +168,4 @@ def plot(description: Description, out: Path, title: str) -> None:
         axes.grid(alpha=0.3)
     figure.suptitle(f"{title}: {description.entries:,} entries, {description.lemmas:,} lemmas")
     figure.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=110)
-    plt.close(figure)
+    save(figure, out)

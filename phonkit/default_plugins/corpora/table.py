@@ -36,9 +36,7 @@ class TableCorpus(Corpus):
             raise InputError(
                 f"corpus 'table' has no option {unknown[0]!r}; options: {', '.join(sorted(known))}"
             )
-        given = {
-            key: parse(TableOptions, key, text) for key, text in request.options.items()
-        }
+        given = {key: parse(TableOptions, key, text) for key, text in request.options.items()}
         options = TableOptions(**given)
         return read_table(request.path, options.delimiter, options.header, options.stem_column)
 
