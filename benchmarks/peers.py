@@ -6,6 +6,7 @@
     python benchmarks/peers.py nld3k --data-dir DIR --work DIR --yoyodyne PATH --out TSV
         [--phonkit PATH] [--tasks paradigms,lemmas] [--entries 3000] [--architecture soft]
         [--known 1] [--seed 1] [--patience 5] [--max-epochs 500]
+    python benchmarks/peers.py figure NLD3K.TSV --out FIGURE.png
 
 **nld3k** (time to accuracy): the UniMorph Dutch table cut to --entries entries (whole
 paradigms, seeded: ``train --max-entries``), split by phonkit into train, dev and test cells
@@ -401,6 +402,30 @@ def nld3k(args) -> None:
             print("\t".join(map(str, values)), flush=True)
 
 
+def figure(curve: Path, out: Path) -> None:
+    """Dev ACC against wall time (log scale), a panel per task and a line per system, from
+    the rows of ``nld3k``; a cross marks the epoch each system keeps."""
+    from phonkit.analysis.figures import pyplot, save
+
+    with curve.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    tasks = list(dict.fromkeys(row["task"] for row in rows))
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(tasks), figsize=(5 * len(tasks), 3.6), squeeze=False)
+    for axis, task in zip(axes[0], tasks, strict=True):
+        for system in dict.fromkeys(row["system"] for row in rows if row["task"] == task):
+            ours = [row for row in rows if row["task"] == task and row["system"] == system]
+            points = [(float(row["wall_s"]), float(row["dev_acc"])) for row in ours]
+            line = axis.plot(*zip(*points, strict=True), label=system)
+            kept = [point for point, row in zip(points, ours, strict=True) if row["test_acc"]]
+            axis.plot(*zip(*kept, strict=True), "x", color=line[0].get_color())
+        axis.set(xscale="log", xlabel="wall time (s), one thread", ylabel="dev ACC (%)",
+                 title=f"Dutch, 3,000 forms: {task}", ylim=(0, 100))  # fmt: skip
+        axis.legend(loc="lower right", fontsize="small")
+    fig.tight_layout()
+    save(fig, out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     tasks = parser.add_subparsers(dest="task", required=True)
@@ -431,7 +456,13 @@ def main() -> None:
     dutch.add_argument("--seed", type=int, default=1)
     dutch.add_argument("--patience", type=int, default=5)
     dutch.add_argument("--max-epochs", type=int, default=500)
+    drawn = tasks.add_parser("figure", help="time to accuracy from the nld3k rows")
+    drawn.add_argument("curve", type=Path)
+    drawn.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
+    if args.task == "figure":
+        figure(args.curve, args.out)
+        return
     args.work = args.work.resolve()
     if args.task == "nld3k":
         nld3k(args)

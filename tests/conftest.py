@@ -1,10 +1,14 @@
 """Shared fixtures: a small real lexicon (Turkish paradigms from the bundled sample), a
-trained tiny run, and a way to call the CLI in-process with stdin, stdout and stderr apart."""
+trained tiny run, and ways to call the CLI in-process with stdin, stdout and stderr apart
+or as its own process."""
 
 from __future__ import annotations
 
 import io
 import lzma
+import os
+import signal
+import subprocess
 import sys
 from dataclasses import dataclass
 from importlib.resources import files
@@ -25,6 +29,21 @@ class Result:
     code: int
     out: str
     err: str
+
+
+def phonkit_process(*args: str, stdin: int = subprocess.DEVNULL) -> subprocess.Popen:
+    """``python -m phonkit ARGS`` with piped output. Ctrl-C reaches it even when the suite runs
+    as a background job, whose shell hands its children SIGINT ignored (Python then keeps
+    ignoring it)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "phonkit", *args],
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        if os.name == "posix"
+        else None,
+    )
 
 
 @pytest.fixture(autouse=True, scope="session")

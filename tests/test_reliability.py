@@ -8,13 +8,11 @@ import json
 import os
 import select
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import TINY
+from conftest import TINY, phonkit_process
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
 from phonkit.model import training
@@ -25,15 +23,6 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="flock, signals and u
 
 def _train_args(lexicon: Path, out: Path, *more: str) -> list[str]:
     return ["train", "--corpus", "tsv", "--path", str(lexicon), "--out", str(out), *more]
-
-
-def _phonkit(*args: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "phonkit", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
 
 
 def _wait_for(stream, text: bytes, seconds: float = 120) -> bytes:
@@ -84,7 +73,7 @@ def test_a_second_writer_is_refused_and_a_killed_ones_lock_is_stale(cli, lexicon
     # Epochs no run reaches and a patience no plateau reaches: the first writer cannot end
     # (at the bound or the learning-rate floor) before the others have been refused.
     endless = ("--dim", "8", "--epochs", "100000", "--patience", "100000")
-    first = _phonkit(*_train_args(lexicon_file, out, *endless))
+    first = phonkit_process(*_train_args(lexicon_file, out, *endless))
     try:
         _wait_for(first.stderr, b"epoch 1/100000")
         config = (out / "config.json").read_bytes()
@@ -120,7 +109,7 @@ def test_ctrl_c_in_training_says_what_was_kept(lexicon_file, tmp_path, cli):
     # Epochs no run reaches and a patience no plateau reaches: the training cannot end (at
     # the bound or the learning-rate floor) before the signal lands, however fast it is.
     args = ("--dim", "8", "--epochs", "100000", "--patience", "100000")
-    process = _phonkit(*_train_args(lexicon_file, out, *args))
+    process = phonkit_process(*_train_args(lexicon_file, out, *args))
     try:
         _wait_for(process.stderr, b"epoch 1/100000")
         process.send_signal(signal.SIGINT)

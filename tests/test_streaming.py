@@ -8,12 +8,12 @@ import os
 import select
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from conftest import phonkit_process
 from phonkit.data.lexicon import Entry
 from phonkit.errors import InputError
 from phonkit.tasks import streaming
@@ -115,15 +115,6 @@ def test_output_does_not_depend_on_the_chunk_size(cli, trained_run, monkeypatch)
     assert "fitted the underlying forms of 2 new lemmas" in small.err
 
 
-def _phonkit(*args: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "phonkit", *args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-
-
 def _line_within(stream, seconds: float) -> bytes:
     ready, _, _ = select.select([stream], [], [], seconds)
     return stream.readline() if ready else b""
@@ -132,7 +123,7 @@ def _line_within(stream, seconds: float) -> bytes:
 @pytest.mark.skipif(os.name != "posix", reason="select on pipes")
 def test_output_comes_before_the_input_ends(trained_run):
     lemma, _, bundle, _ = (trained_run / "test.tsv").read_text().splitlines()[0].split("\t")
-    process = _phonkit("predict", "-m", str(trained_run))
+    process = phonkit_process("predict", "-m", str(trained_run), stdin=subprocess.PIPE)
     try:
         process.stdin.write(f"{lemma}\t{bundle}\n".encode())
         process.stdin.flush()
@@ -151,7 +142,7 @@ def test_output_comes_before_the_input_ends(trained_run):
 @pytest.mark.skipif(os.name != "posix", reason="signals")
 def test_ctrl_c_says_how_much_was_written(trained_run):
     lemma, _, bundle, _ = (trained_run / "test.tsv").read_text().splitlines()[0].split("\t")
-    process = _phonkit("predict", "-m", str(trained_run))
+    process = phonkit_process("predict", "-m", str(trained_run), stdin=subprocess.PIPE)
     try:
         process.stdin.write(f"{lemma}\t{bundle}\n".encode())
         process.stdin.flush()
@@ -172,7 +163,7 @@ def test_an_error_while_the_producer_is_still_writing_is_one_line(trained_run):
     process must still exit with its one line (a thread blocked in sys.stdin's buffered
     reader makes Python abort at exit)."""
     lemma = (trained_run / "train.tsv").read_text().split("\t")[0]
-    process = _phonkit("predict", "-m", str(trained_run))
+    process = phonkit_process("predict", "-m", str(trained_run), stdin=subprocess.PIPE)
     try:
         process.stdin.write(f"{lemma}\tQQQ\n".encode())
         process.stdin.flush()
