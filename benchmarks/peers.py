@@ -418,7 +418,8 @@ def figure(curve: Path, out: Path) -> None:
             points = [(float(row["wall_s"]), float(row["dev_acc"])) for row in ours]
             line = axis.plot(*zip(*points, strict=True), label=system)
             kept = [point for point, row in zip(points, ours, strict=True) if row["test_acc"]]
-            axis.plot(*zip(*kept, strict=True), "x", color=line[0].get_color())
+            if kept:  # a task cut short has no kept epoch yet
+                axis.plot(*zip(*kept, strict=True), "x", color=line[0].get_color())
         axis.set(xscale="log", xlabel="wall time (s), one thread", ylabel="dev ACC (%)",
                  title=f"Dutch, 3,000 forms: {task}", ylim=(0, 100))  # fmt: skip
         axis.legend(loc="lower right", fontsize="small")
