@@ -10,8 +10,13 @@ and the rules with them are added): each judge's -log p over the cell's analogy 
 becomes a posterior, a rule ranks by the mean of its judges' posteriors. A cell with one
 candidate takes it; a cell with none takes the first copy model's greedy form under the
 rules with a copy model, and counts as wrong under ``model`` (whose own decoding the
-experiment would use instead). Prints the mean ACC over tables (each table's folds pooled)
-of every rule.
+experiment would use instead). The ``+ reliability`` rules add, with the weight shown
+(against 1 for the judges' mean), how reliable the table finds each candidate's rewrite:
+over the other stems where the rewrite applies to the source cell's form (with ``context``:
+and the symbol before the form's suffix is the same), the share it rewrites into their form
+in the cell, (right + 0.5) / (applies + 1), the best over the rewrites that make the
+candidate, normalised over the cell's candidates. Prints the mean ACC over tables (each
+table's folds pooled) of every rule.
 """
 
 from __future__ import annotations
@@ -26,16 +31,55 @@ from phonkit.errors import InputError
 from phonkit.model.copying import CopyModel
 from phonkit.model.factory import load_model
 from phonkit.run.directory import Run, is_finished
+from phonkit.tasks.baseline import Edit, Symbols, apply
 from phonkit.tasks.candidates import Rewrites, known_forms, posterior, scored_by
 
+RULE = "model + copy 1 + copy 2 (the setting)"
 RULES = {  # rule: judges (0 the model, 1 and 2 the copy models)
     "model": (0,),
     "model + copy 1": (0, 1),
     "model + copy 2": (0, 2),
-    "model + copy 1 + copy 2 (the setting)": (0, 1, 2),
+    RULE: (0, 1, 2),
     "copy 1": (1,),
     "copy 1 + copy 2": (1, 2),
 }
+RELIABILITY = {  # rule: (weight of the rewrites' reliability, symbols of context)
+    "model + copy 1 + copy 2 + reliability ×0.5": (0.5, 0),
+    "model + copy 1 + copy 2 + reliability ×1": (1.0, 0),
+    "model + copy 1 + copy 2 + reliability in context ×0.5": (0.5, 1),
+    "model + copy 1 + copy 2 + reliability in context ×1": (1.0, 1),
+}
+
+
+def reliability(rewrites: Rewrites, lemma: str, bundle: str, forms: list[Symbols], context: int):
+    """For each of ``forms``: the reliability of the best rewrite that makes it (see above)."""
+    best = [0.0] * len(forms)
+    for source, form in rewrites.known(lemma).items():
+        others = [
+            (paradigm[source], paradigm[bundle])
+            for stem, paradigm in rewrites.paradigms.items()
+            if stem != lemma and source in paradigm and bundle in paradigm
+        ]
+        for rule, _ in rewrites.analogy.rules.get((source, bundle), []):
+            made = apply(rule, form)
+            if made not in forms:
+                continue
+            applies = right = 0
+            for old, new in others:
+                if apply(rule, old) is not None and before(old, rule, context) == before(
+                    form, rule, context
+                ):
+                    applies += 1
+                    right += apply(rule, old) == new
+            index = forms.index(made)
+            best[index] = max(best[index], (right + 0.5) / (applies + 1))
+    return [score / sum(best) for score in best]
+
+
+def before(form: Symbols, rule: Edit, context: int) -> Symbols:
+    """The ``context`` symbols of ``form`` before the suffix that ``rule`` rewrites."""
+    end = len(form) - len(rule[2])
+    return form[max(0, end - context) : end]
 
 
 def more_rules(more: int) -> dict[str, tuple[int, ...]]:
@@ -69,15 +113,21 @@ def choices(run: Run, rules: dict[str, tuple[int, ...]], more: int) -> list[dict
             c.nll(known, bundle, forms) for c in rewrites.copies
         ]
         guess = rewrites.copies[0].greedy(known, bundle) if not forms else None
+        votes = {
+            rule: [posterior(judged[j]) for j in judges if judged[j]]
+            for rule, judges in rules.items()
+        }
+        for rule, (weight, context) in RELIABILITY.items():
+            scores = reliability(rewrites, example.entry.lemma, bundle, forms, context)
+            votes[rule] = [*votes[RULE], [weight * len(RULES[RULE]) * s for s in scores]]
         right = {}
-        for rule, judges in rules.items():
+        for rule, rule_votes in votes.items():
             if len(forms) == 1:
                 chosen = forms[0]
             elif not forms:
-                chosen = guess if judges != (0,) else None
+                chosen = guess if rule != "model" else None
             else:
-                votes = [posterior(judged[j]) for j in judges if judged[j]]
-                mean = [sum(column) for column in zip(*votes, strict=True)]
+                mean = [sum(column) for column in zip(*rule_votes, strict=True)]
                 chosen = forms[max(range(len(forms)), key=mean.__getitem__)]
             right[rule] = chosen == example.surface
         found.append(right)
@@ -101,7 +151,7 @@ def main() -> None:
             except InputError as error:  # a record keeps no weights: the experiment does
                 parser.exit(2, f"copy_judges.py: {error}\n")
     print("| judges | mean ACC |\n|---|---:|")
-    for rule in rules:
+    for rule in [*rules, *RELIABILITY]:
         accs = [100 * sum(c[rule] for c in cells) / len(cells) for cells in per_table.values()]
         print(f"| {rule} | {sum(accs) / len(accs):.2f} |")
     print(f"\n{len(per_table)} tables, {sum(map(len, per_table.values()))} held-out cells")
