@@ -51,7 +51,9 @@ RELIABILITY = {  # rule: (weight of the rewrites' reliability, symbols of contex
 }
 
 
-def reliability(rewrites: Rewrites, lemma: str, bundle: str, forms: list[Symbols], context: int):
+def reliability(
+    rewrites: Rewrites, lemma: str, bundle: str, forms: list[Symbols], context: int
+) -> list[float]:
     """For each of ``forms``: the reliability of the best rewrite that makes it (see above)."""
     best = [0.0] * len(forms)
     for source, form in rewrites.known(lemma).items():
