@@ -19,6 +19,7 @@ from phonkit.cli.options import (
     Transcribers,
     at_least_one,
     corpus_request,
+    gathered,
     key_values,
     names,
     numbers,
@@ -27,6 +28,7 @@ from phonkit.cli.settings import setting_options
 from phonkit.data.corpora import CorpusRequest
 from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.errors import InputError
+from phonkit.experiments.launchers import Launch
 
 CELEX = {"batch_size": 32, "patience": 10}  # the learning curve's own defaults
 
@@ -59,9 +61,26 @@ LauncherSettings = Annotated[
 ]
 Force = Annotated[bool, typer.Option(help="Delete the experiment in --out and start over.")]
 Permutations = Annotated[int, typer.Option(help="Random swaps in each permutation test.")]
+#: Where an experiment's runs train (:data:`launch_options`): name, type, default.
+LAUNCH: list[tuple[str, Any, Any]] = [
+    ("jobs", Jobs, 1),
+    ("launcher", LauncherName, "local"),
+    ("launcher_setting", LauncherSettings, []),
+]
+
+
+def _launch(_: dict[str, Any], jobs: int, launcher: str, launcher_setting: list[str]) -> Launch:
+    at_least_one(jobs=jobs)
+    return Launch(launcher, key_values(launcher_setting, "-L"), jobs)
+
+
+#: Gives a command the options of :data:`LAUNCH` in the place of its parameter ``launch``,
+#: which receives them as a :class:`~phonkit.experiments.runner.Launch`.
+launch_options = gathered("launch", LAUNCH, _launch)
 
 
 @experiment_app.command("unimorph")
+@launch_options
 @setting_options("model", "training", skip=("seed",))
 def unimorph(
     langs: Annotated[
@@ -74,9 +93,7 @@ def unimorph(
     max_entries: MaxEntries = None,
     data_dir: DataDir = None,
     out: Annotated[Path, typer.Option(help="Experiment directory.")] = Path("experiments/unimorph"),
-    jobs: Jobs = 1,
-    launcher: LauncherName = "local",
-    launcher_setting: LauncherSettings = [],  # noqa: B006
+    launch: Launch = Launch(),  # --jobs, --launcher, -L (launch_options)
     device: Device = "auto",
     morphemes: Morphemes = DEFAULT_DECOMPOSITION,
     metrics: Metrics = None,
@@ -101,13 +118,13 @@ def unimorph(
         settings=dict(settings or {}),
     )
     seeds_run = numbers(seeds, "--seeds")
-    launch = _launch(launcher, launcher_setting, jobs)
     _exit(
         unimorph.run(out, base, langs, _variants(variants), seeds_run, launch, permutations, force)
     )
 
 
 @experiment_app.command("celex")
+@launch_options
 @setting_options("model", "training", defaults=CELEX, skip=("seed",))
 @corpus_request
 def celex(
@@ -124,9 +141,7 @@ def celex(
     out: Annotated[
         Path | None, typer.Option(help="Experiment directory \\[default: experiments/celex-LANG].")
     ] = None,
-    jobs: Jobs = 1,
-    launcher: LauncherName = "local",
-    launcher_setting: LauncherSettings = [],  # noqa: B006
+    launch: Launch = Launch(),  # --jobs, --launcher, -L (launch_options)
     device: Device = "auto",
     morphemes: Morphemes = DEFAULT_DECOMPOSITION,
     seed: Annotated[int, typer.Option(help="Seed of the draws and of training.")] = 1,
@@ -152,11 +167,11 @@ def celex(
         metrics=names(metrics, "--metrics") if metrics else None,
     )
     out = out or Path("experiments") / f"{corpus}-{lang}"
-    launch = _launch(launcher, launcher_setting, jobs)
     _exit(curve.run(out, base, numbers(k, "--k"), draws, _variants(variants), launch, force))
 
 
 @experiment_app.command("tables")
+@launch_options
 @setting_options("model", "training", skip=("seed",))
 def tables(
     folder: Annotated[Path, typer.Argument(help="A folder of paradigm tables (.csv, .tsv).")],
@@ -165,9 +180,7 @@ def tables(
         Path | None,
         typer.Option(help="Experiment directory \\[default: experiments/tables-FOLDER]."),
     ] = None,
-    jobs: Jobs = 1,
-    launcher: LauncherName = "local",
-    launcher_setting: LauncherSettings = [],  # noqa: B006
+    launch: Launch = Launch(),  # --jobs, --launcher, -L (launch_options)
     transcriber: Transcribers = "none",
     device: Device = "auto",
     seed: Annotated[int, typer.Option(help="Seed of the held-out cells and of training.")] = 1,
@@ -187,7 +200,6 @@ def tables(
     given = (settings or {}) | {"seed": seed}
     base = TrainRequest(transcriber=transcriber, device=device, settings=given)
     out = out or Path("experiments") / f"tables-{folder.resolve().name}"
-    launch = _launch(launcher, launcher_setting, jobs)
     runs = paradigm_tables.run(out, folder, base, _variants(variants), launch, permutations, force)
     _exit(runs)
 
@@ -234,13 +246,6 @@ def _variants(text: str) -> list[str]:
     for variant in found:
         lookup("models", variant)
     return found
-
-
-def _launch(launcher: str, settings: list[str], jobs: int):
-    from phonkit.experiments.runner import Launch
-
-    at_least_one(jobs=jobs)
-    return Launch(launcher, key_values(settings, "-L"), jobs)
 
 
 def _exit(ended) -> None:

@@ -72,7 +72,7 @@ Columns = Annotated[str | None, typer.Option(help="Column spec, e.g. lemma,featu
 CorpusOptions = Annotated[
     list[str], typer.Option("--corpus-option", "-O", help="KEY=VALUE for the corpus reader.")
 ]
-#: Where a command's corpus is, beside its --lang (:func:`corpus_request`): name, type, default.
+#: Where a command's corpus is, beside its --lang (:data:`corpus_request`): name, type, default.
 WHERE: list[tuple[str, Any, Any]] = [
     ("data_dir", DataDir, None),
     ("path", CorpusPath, None),
@@ -81,28 +81,45 @@ WHERE: list[tuple[str, Any, Any]] = [
 ]
 
 
-def corpus_request(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Give a command the options of :data:`WHERE` in the place of its parameter ``request``,
-    which receives them, with the command's ``lang``, as a :class:`CorpusRequest`."""
-    signature = inspect.signature(command)
-    hints = typing.get_type_hints(command, include_extras=True)
-    parameters: list[inspect.Parameter] = []
-    for p in signature.parameters.values():
-        if p.name != "request":
-            parameters.append(p.replace(annotation=hints[p.name]))
-        else:
-            parameters += [p.replace(name=n, annotation=a, default=d) for n, a, d in WHERE]
+def gathered(
+    name: str, options: list[tuple[str, Any, Any]], build: Callable[..., Any]
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A decorator that gives a command ``options`` (name, type, default) in the place of its
+    parameter ``name``, which receives ``build(given, **values)``: the command's other
+    arguments, and the values of ``options``."""
 
-    @functools.wraps(command)
-    def wrapper(**given: Any) -> Any:
-        data_dir, path, columns, options = (given.pop(name) for name, _, _ in WHERE)
-        options = key_values(options, "--corpus-option")
-        request = CorpusRequest(given["lang"], data_dir, path, columns, options)
-        return command(**given, request=request)
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        signature = inspect.signature(command)
+        hints = typing.get_type_hints(command, include_extras=True)
+        parameters: list[inspect.Parameter] = []
+        for p in signature.parameters.values():
+            if p.name != name:
+                parameters.append(p.replace(annotation=hints.get(p.name, p.annotation)))
+            else:
+                parameters += [
+                    inspect.Parameter(n, p.kind, annotation=a, default=d) for n, a, d in options
+                ]
 
-    wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
-    wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
-    return wrapper
+        @functools.wraps(command)
+        def wrapper(**given: Any) -> Any:
+            values = {option: given.pop(option) for option, _, _ in options}
+            return command(**given, **{name: build(given, **values)})
+
+        wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+        return wrapper
+
+    return decorate
+
+
+def _request(given: dict[str, Any], data_dir, path, columns, corpus_option) -> CorpusRequest:
+    options = key_values(corpus_option, "--corpus-option")
+    return CorpusRequest(given["lang"], data_dir, path, columns, options)
+
+
+#: Gives a command the options of :data:`WHERE` in the place of its parameter ``request``,
+#: which receives them, with the command's ``lang``, as a :class:`CorpusRequest`.
+corpus_request = gathered("request", WHERE, _request)
 
 
 def figure_file(out: Path | None) -> None:

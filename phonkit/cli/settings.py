@@ -12,16 +12,13 @@ command's own, or one chosen by the data's size). Errors name a setting as ``tra
 
 from __future__ import annotations
 
-import functools
-import inspect
 import re
-import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Annotated, Any
 
 import typer
 
-from phonkit.cli.options import key_values
+from phonkit.cli.options import gathered, key_values
 from phonkit.errors import InputError
 from phonkit.settings import GROUPS, Setting, declared, every, parse
 
@@ -119,42 +116,24 @@ def setting_options(
     ``fit``), except the settings named in ``skip``, and ``--set`` (unless not
     ``with_set``); ``defaults`` are the command's own defaults, shown in the help. The
     command receives the given ones as ``settings`` (by field name; ``--set`` last)."""
-    shown = dict(defaults or {})
+    shown = defaults or {}
     chosen = [one for group in groups for one in declared(GROUPS[group]) if one.name not in skip]
+    added = [_option(one, shown.get(one.name, one.default)) for one in chosen]
+    if with_set:
+        added.append(_set_option(groups))
 
-    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
-        signature = inspect.signature(command)
-        hints = typing.get_type_hints(command, include_extras=True)
-        kept = [
-            p.replace(annotation=hints.get(p.name, p.annotation))
-            for p in signature.parameters.values()
-            if p.name != "settings"
-        ]
-        added = [_option(one, shown.get(one.name, one.default)) for one in chosen]
-        clash = {p.name for p in kept} & {p.name for p in added}
-        assert not clash, f"{command.__name__} has its own {clash}: skip those settings"
-        if with_set:
-            added.append(_set_option(groups))
+    def given(_: dict[str, Any], **values: Any) -> dict[str, Any]:
+        settings = {
+            one.name: value for one in chosen if (value := values[parameter(one)]) is not None
+        }
+        for key, text in key_values(values.get("set", []), "--set").items():
+            settings[key] = _parse_set(chosen, key, text)
+        return settings
 
-        @functools.wraps(command)
-        def wrapper(**given: Any) -> Any:
-            settings = {
-                one.name: value
-                for one in chosen
-                if (value := given.pop(parameter(one))) is not None
-            }
-            for key, text in key_values(given.pop("set", []), "--set").items():
-                settings[key] = _parse_set(chosen, key, text)
-            return command(**given, settings=settings)
-
-        wrapper.__signature__ = signature.replace(parameters=kept + added)  # type: ignore[attr-defined]
-        wrapper.__annotations__ = {p.name: p.annotation for p in kept + added}
-        return wrapper
-
-    return decorate
+    return gathered("settings", added, given)
 
 
-def _option(one: Setting, default: Any) -> inspect.Parameter:
+def _option(one: Setting, default: Any) -> tuple[str, Any, Any]:
     """The Typer option of one setting; None (its default) means "not given"."""
     shown = str(default).lower() if isinstance(default, bool) else default
     names = [flag(one)] if one.kind is not bool else [f"{flag(one)}/--no-{flag(one)[2:]}"]
@@ -164,13 +143,10 @@ def _option(one: Setting, default: Any) -> inspect.Parameter:
         rich_help_panel=SECTION[one.group],
         show_default=False,
     )
-    annotation = ANNOTATED[one.kind | None, option]
-    return inspect.Parameter(
-        parameter(one), inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation
-    )
+    return parameter(one), ANNOTATED[one.kind | None, option], None
 
 
-def _set_option(groups: tuple[str, ...]) -> inspect.Parameter:
+def _set_option(groups: tuple[str, ...]) -> tuple[str, Any, Any]:
     option = typer.Option(
         "--set",
         metavar="KEY=VALUE",
@@ -178,9 +154,7 @@ def _set_option(groups: tuple[str, ...]) -> inspect.Parameter:
         "writes it), e.g. --set min_lr=1e-6.",
         rich_help_panel=SECTION[groups[-1]],
     )
-    return inspect.Parameter(
-        "set", inspect.Parameter.KEYWORD_ONLY, default=[], annotation=Annotated[list[str], option]
-    )
+    return "set", Annotated[list[str], option], []
 
 
 def _parse_set(chosen: list[Setting], key: str, text: str) -> Any:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -26,6 +26,16 @@ if typing.TYPE_CHECKING:
     from phonkit.tasks.train import TrainRequest
 
 Settings = TypeVar("Settings")
+
+
+@dataclass(frozen=True)
+class Launch:
+    """Where an experiment's runs train: the launcher, its settings (``launcher.KEY``, as
+    text) and the local launcher's runs at once."""
+
+    launcher: str = "local"
+    settings: Mapping[str, str] = field(default_factory=dict)
+    jobs: int = 1
 
 
 @dataclass

@@ -15,15 +15,15 @@ import shutil
 import sys
 import time
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import redirect_stderr
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
-from phonkit.experiments.launchers import Outcome, Planned, Session
+from phonkit.experiments.launchers import Launch, Outcome, Planned, Session
 from phonkit.progress import bars, say, show_messages
 from phonkit.run.directory import Run, clear, is_finished, is_run
 from phonkit.run.lock import RunLock
@@ -35,16 +35,6 @@ MANIFEST = "experiment.json"
 OUTCOMES = "outcomes.json"
 PLAN = "plan.json"
 SCORED = ("acc", "mld", "nll")  # the metrics every experiment's tables need
-
-
-@dataclass(frozen=True)
-class Launch:
-    """Where an experiment's runs train: the launcher, its settings (``launcher.KEY``, as
-    text) and the local launcher's runs at once."""
-
-    launcher: str = "local"
-    settings: Mapping[str, str] = field(default_factory=dict)
-    jobs: int = 1
 
 
 def run_experiment(
