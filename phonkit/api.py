@@ -19,8 +19,7 @@ from phonkit.data.lexicon import Decomposition, Entry, parse_features, parse_lem
 from phonkit.data.table import ParadigmTable, read_table
 from phonkit.data.transcription import Transcriber
 from phonkit.errors import InputError
-from phonkit.experiments.launchers import Outcome
-from phonkit.experiments.runner import Launch
+from phonkit.experiments.launchers import Launch, Outcome
 from phonkit.model.device import choose_device
 from phonkit.model.factory import load_model
 from phonkit.model.phonology import Phonology

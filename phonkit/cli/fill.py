@@ -76,7 +76,3 @@ def fill(
             write(f"{paradigm.stems[one.gap.row]}\t{cell}\t{one.form}\t{score}\n")
     else:
         sys.stdout.write(paradigm.format(filled.forms()))
-
-
-def register(app: typer.Typer) -> None:
-    app.command()(fill)

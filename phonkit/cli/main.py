@@ -14,7 +14,7 @@ import click
 import typer
 
 from phonkit.cli.experiment import experiment_app
-from phonkit.cli.fill import register as register_fill
+from phonkit.cli.fill import fill
 from phonkit.cli.options import (
     Beam,
     Corpus,
@@ -36,7 +36,7 @@ from phonkit.cli.options import (
     numbers,
 )
 from phonkit.cli.settings import in_flags, in_options, setting_options
-from phonkit.cli.views import register as register_views
+from phonkit.cli.views import concordance, errors, paradigm, stats
 from phonkit.data.corpora import CorpusRequest
 from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.errors import InputError
@@ -390,8 +390,8 @@ def compare(
 uf_app = typer.Typer(help="Look at the learned underlying forms (UFs) of a run's morphemes.")
 app.add_typer(uf_app, name="uf")
 app.add_typer(experiment_app, name="experiment")
-register_views(app)  # stats, paradigm, errors, concordance
-register_fill(app)
+for command in (stats, paradigm, errors, concordance, fill):
+    app.command()(command)
 
 
 @uf_app.command("export")

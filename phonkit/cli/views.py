@@ -59,14 +59,6 @@ ErrorsPlot = Annotated[
 ]
 
 
-def register(app: typer.Typer) -> None:
-    """Add the four views to the ``phonkit`` app."""
-    app.command()(stats)
-    app.command()(paradigm)
-    app.command()(errors)
-    app.command()(concordance)
-
-
 def emit(header: Iterable[object], rows: Iterable[Iterable[object]]) -> None:
     """Write a header and TSV rows to stdout as the rows come; a closed pipe ends the command
     quietly (see :func:`phonkit.cli.main`)."""
