@@ -15,10 +15,9 @@ from phonkit.data.split import drawable
 from phonkit.data.tsv import write_atomic
 from phonkit.experiments.launchers import Outcome, Planned
 from phonkit.experiments.runner import (
+    Group,
     Launch,
-    finished_runs,
-    read_outcomes,
-    read_plan,
+    grouped,
     reuse_settings,
     run_experiment,
     with_configs,
@@ -26,6 +25,7 @@ from phonkit.experiments.runner import (
 from phonkit.experiments.tables import figure, markdown, mean_std, show, write_table
 from phonkit.plugins import lookup
 from phonkit.progress import say
+from phonkit.run.directory import Run
 from phonkit.tasks.train import TrainRequest
 
 METRICS = ("acc", "mld", "nll")
@@ -89,25 +89,17 @@ def plan(
 
 def report(root: Path) -> None:
     """Write ``curve.{tsv,md}`` and ``curve.{png,svg}`` from the finished runs."""
-    planned = read_plan(root)
-    runs = finished_runs(root)
-    outcomes = read_outcomes(root)
-    groups: dict[tuple[str, int], dict] = {}
-    for name, labels in planned.items():
-        group = groups.setdefault((labels["variant"], labels["k"]), {"tests": [], "notes": []})
-        if name in runs:
-            group["tests"].append(runs[name].metrics()["test"])
-        elif name in outcomes and outcomes[name].status != "finished":
-            group["notes"].append(outcomes[name].status)
+    groups = grouped(root, lambda labels: (labels["variant"], labels["k"]))
+    tests = {key: [run.metrics()["test"] for run in group.runs] for key, group in groups.items()}
     summary = {
-        key: {m: mean_std([test[m] for test in group["tests"]]) for m in METRICS}
-        for key, group in groups.items()
+        key: {m: mean_std([test[m] for test in found]) for m in METRICS}
+        for key, found in tests.items()
     }
     order = list(dict.fromkeys(variant for variant, _ in groups))
     keys = sorted(groups, key=lambda key: (order.index(key[0]), key[1]))
     header = ["variant", "k", "draws", *(f"{m}_{s}" for m in METRICS for s in ("mean", "std"))]
     rows = [
-        [variant, k, len(groups[(variant, k)]["tests"]),
+        [variant, k, len(tests[(variant, k)]),
          *(f"{value:.6g}" for m in METRICS for value in summary[(variant, k)][m])]
         for variant, k in keys
     ]  # fmt: skip
@@ -118,7 +110,7 @@ def report(root: Path) -> None:
          *(_plus_minus(summary[(variant, k)][m], m) for m in METRICS)]
         for variant, k in keys
     ]  # fmt: skip
-    settings = _settings(runs)
+    settings = _settings([run for group in groups.values() for run in group.runs])
     text = (
         "# Learning curve\n\n"
         f"Made by `phonkit experiment report {root}` from the finished runs in `{root}/runs` "
@@ -133,9 +125,9 @@ def report(root: Path) -> None:
     show(f"{root}: test mean ± std over draws", md_header, md_rows)
 
 
-def _draws(group: dict) -> str:
-    failed = len(group["notes"])
-    return f"{len(group['tests'])}" + (f" ({failed} not finished)" if failed else "")
+def _draws(group: Group) -> str:
+    failed = len(group.notes)
+    return f"{len(group.runs)}" + (f" ({failed} not finished)" if failed else "")
 
 
 def _plus_minus(pair: tuple[float, float], metric: str) -> str:
@@ -143,8 +135,8 @@ def _plus_minus(pair: tuple[float, float], metric: str) -> str:
     return f"{figure(mean, metric)} ± {figure(std, metric)}" if figure(mean, metric) else ""
 
 
-def _settings(runs: dict) -> str:
-    for run in runs.values():
+def _settings(runs: list[Run]) -> str:
+    for run in runs:
         config = run.config
         training = config.training
         return (

@@ -26,10 +26,10 @@ from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
 from phonkit.experiments.launchers import Outcome, Planned
 from phonkit.experiments.runner import (
+    Group,
     Launch,
-    finished_runs,
-    read_outcomes,
-    read_plan,
+    grouped,
+    read_manifest,
     run_experiment,
 )
 from phonkit.experiments.tables import markdown, mean_std, p_value, show, write_table
@@ -151,34 +151,21 @@ def baseline_scores(table: ParadigmTable, seed: int) -> dict[str, Scores]:
 def report(root: Path, permutations: int = PERMUTATIONS) -> None:
     """Write ``results.tsv`` (table, system, test cells, ACC, MLD) and ``results.md`` from
     the finished runs and the baselines."""
-    from phonkit.experiments.runner import read_manifest
-
     settings = read_manifest(root)["settings"]
-    planned = read_plan(root)
-    runs = finished_runs(root)
-    outcomes = read_outcomes(root)
-    variants = list(dict.fromkeys(labels["variant"] for labels in planned.values()))
-    names = list(dict.fromkeys(labels["table"] for labels in planned.values()))
-    systems = [*variants, *TABLE_BASELINES]
+    groups = grouped(root, lambda labels: (labels["table"], labels["variant"]))
+    names = list(dict.fromkeys(name for name, _ in groups))
+    systems = [*dict.fromkeys(variant for _, variant in groups), *TABLE_BASELINES]
     scores: dict[tuple[str, str], Scores] = {}
-    missing: dict[tuple[str, str], list[str]] = {}
-    for name, labels in planned.items():
-        key = (labels["table"], labels["variant"])
-        found = scores.setdefault(key, Scores([], []))
-        if name in runs:
-            for item in runs[name].item_scores().values():
-                found.hits.append(item["acc"] / 100.0)
-                found.distances.append(item["mld"])
-        else:
-            outcome = outcomes.get(name)
-            missing.setdefault(key, []).append(outcome.status if outcome else "not run yet")
+    for key, group in groups.items():
+        items = [item for run in group.runs for item in run.item_scores().values()]
+        scores[key] = Scores([i["acc"] / 100.0 for i in items], [i["mld"] for i in items])
     folder = Path(settings["folder"])
     for name in names:
         for system, found in baseline_scores(
             read_table(folder / _file(folder, name)), settings["seed"]
         ).items():
             scores[(name, system)] = found
-    complete = {key for key in scores if key not in missing}
+    complete = {key for key in scores if not groups.get(key, Group()).notes}
     long_rows = [
         [name, system, len(scores[(name, system)].hits),
          f"{scores[(name, system)].acc:.2f}", f"{scores[(name, system)].mld:.4f}"]

@@ -17,9 +17,9 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from contextlib import redirect_stderr
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
@@ -190,6 +190,34 @@ def finished_runs(root: Path) -> dict[str, Run]:
     if not folder.is_dir():
         return {}
     return {path.name: Run(path) for path in sorted(folder.iterdir()) if is_finished(path)}
+
+
+Key = TypeVar("Key")
+
+
+@dataclass
+class Group:
+    """The planned runs that make one cell of a report: the finished runs, and for each of
+    the others what became of it (``status: message``, or ``not run yet``)."""
+
+    runs: list[Run] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def grouped(root: Path, key: Callable[[dict[str, Any]], Key]) -> dict[Key, Group]:
+    """The planned runs of an experiment grouped by ``key`` of their labels, in plan order."""
+    runs, outcomes = finished_runs(root), read_outcomes(root)
+    groups: dict[Key, Group] = {}
+    for name, labels in read_plan(root).items():
+        group = groups.setdefault(key(labels), Group())
+        outcome = outcomes.get(name)
+        if name in runs:
+            group.runs.append(runs[name])
+        elif outcome and outcome.status != "finished":
+            group.notes.append(f"{outcome.status}: {outcome.message}")
+        else:
+            group.notes.append("not run yet")
+    return groups
 
 
 def run_one(planned: Planned, root: Path, threads: int | None = None) -> Outcome:

@@ -22,9 +22,7 @@ from phonkit.experiments.launchers import Outcome, Planned
 from phonkit.experiments.paper import PAPER
 from phonkit.experiments.runner import (
     Launch,
-    finished_runs,
-    read_outcomes,
-    read_plan,
+    grouped,
     reuse_settings,
     run_experiment,
     with_configs,
@@ -120,24 +118,16 @@ def plan(
 
 def report(root: Path, permutations: int = PERMUTATIONS) -> None:
     """Write ``results.{tsv,md}`` and ``significance.tsv`` from the finished runs."""
-    planned = read_plan(root)
-    runs = finished_runs(root)
-    outcomes = read_outcomes(root)
-    langs = list(dict.fromkeys(labels["lang"] for labels in planned.values()))
-    variants = list(dict.fromkeys(labels["variant"] for labels in planned.values()))
-    cells: dict[tuple[str, str], dict[str, Any]] = {}
-    for name, labels in planned.items():
-        cell = cells.setdefault(
-            (labels["lang"], labels["variant"]),
-            {"source": labels["source"], "runs": [], "notes": [], "test": None},
-        )
-        if name in runs:
-            cell["runs"].append(runs[name])
-            cell["test"] = runs[name].config.split.counts["test"]
-        elif name in outcomes and outcomes[name].status != "finished":
-            cell["notes"].append(f"{outcomes[name].status}: {outcomes[name].message}")
-        else:
-            cell["notes"].append("not run yet")
+    groups = grouped(root, lambda labels: (labels["lang"], labels["variant"], labels["source"]))
+    cells: dict[tuple[str, str], dict[str, Any]] = {
+        (lang, variant): {
+            "source": source, "runs": group.runs, "notes": group.notes,
+            "test": group.runs[-1].config.split.counts["test"] if group.runs else None,
+        }
+        for (lang, variant, source), group in groups.items()
+    }  # fmt: skip
+    langs = list(dict.fromkeys(lang for lang, _ in cells))
+    variants = list(dict.fromkeys(variant for _, variant in cells))
     sources = {lang: cell["source"] for (lang, _), cell in cells.items()}
     for lang in langs:  # a variant planned for some languages only: the others say so
         for variant in variants:
