@@ -75,7 +75,7 @@ def _launch(_: dict[str, Any], jobs: int, launcher: str, launcher_setting: list[
 
 
 #: Gives a command the options of :data:`LAUNCH` in the place of its parameter ``launch``,
-#: which receives them as a :class:`~phonkit.experiments.runner.Launch`.
+#: which receives them as a :class:`~phonkit.experiments.launchers.Launch`.
 launch_options = gathered("launch", LAUNCH, _launch)
 
 
