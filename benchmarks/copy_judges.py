@@ -135,7 +135,7 @@ def choices(run: Run, rules: dict[str, tuple[int, ...]], more: int) -> list[dict
                 mean = [sum(column) for column in zip(*rule_votes, strict=True)]
                 chosen = forms[max(range(len(forms)), key=mean.__getitem__)]
             right[rule] = chosen == example.surface
-        firsts = [forms[min(range(len(forms)), key=nlls.__getitem__)] for nlls in judged[:3] if nlls]
+        firsts = [forms[min(range(len(forms)), key=n.__getitem__)] for n in judged[:3] if n]
         right[CEILING] = right[RULE] or example.surface in firsts
         found.append(right)
     return found

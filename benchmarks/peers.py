@@ -7,6 +7,7 @@
         [--phonkit PATH] [--tasks paradigms,lemmas] [--entries 3000] [--architecture soft]
         [--known 1] [--seed 1] [--patience 5] [--max-epochs 500]
     python benchmarks/peers.py figure NLD3K.TSV --out FIGURE.png
+    python benchmarks/peers.py report TABLES.TSV --phonkit RESULTS.TSV [--runs TSV]
 
 **nld3k** (time to accuracy): the UniMorph Dutch table cut to --entries entries (whole
 paradigms, seeded: ``train --max-entries``), split by phonkit into train, dev and test cells
@@ -427,6 +428,43 @@ def figure(curve: Path, out: Path) -> None:
     save(fig, out)
 
 
+def report(peer: Path, runs: Path, ours: Path) -> None:
+    """A Markdown row per table that every peer architecture finished (a row for each fold
+    phonkit ran): each system's ACC / MLD with the folds pooled, the peer's weighted by each
+    fold's held-out cells; then the mean over those tables. ``ours`` is the ``results.tsv``
+    that ``phonkit experiment report`` writes for the phonkit experiment."""
+
+    def rows(path: Path) -> list[dict[str, str]]:
+        with path.open(encoding="utf-8") as handle:
+            return list(csv.DictReader(handle, delimiter="\t"))
+
+    cells = {(r["table"], r["fold"], r["system"]): int(r["test_cells"]) for r in rows(runs)}
+    pooled: dict[tuple[str, str], list[tuple[int, float, float]]] = {}
+    for r in rows(peer):
+        weight = cells[r["table"], r["fold"], r["system"]]
+        pooled.setdefault((r["table"], r["system"]), []).append(
+            (weight, float(r["acc"]), float(r["mld"]))
+        )
+    scores = {(r["table"], r["system"]): (float(r["acc"]), float(r["mld"])) for r in rows(ours)}
+    ran = {r["table"]: int(r["test_cells"]) for r in rows(ours)}
+    peers = list(dict.fromkeys(system for _, system in pooled))
+    for (table, system), found in pooled.items():
+        total = sum(weight for weight, _, _ in found)
+        if total == ran.get(table):  # every fold's held-out cells: the table is complete
+            acc = sum(weight * a for weight, a, _ in found) / total
+            scores[table, system] = (acc, sum(weight * m for weight, _, m in found) / total)
+    ours_systems = list(dict.fromkeys(r["system"] for r in rows(ours)))
+    systems = [*peers, *ours_systems]
+    complete = [t for t in ran if all((t, system) in scores for system in systems)]
+    print("| table (held-out cells) | " + " | ".join(systems) + " |")
+    print("|---|" + "---|" * len(systems))
+    for table in complete:
+        values = [f"{scores[table, s][0]:.1f} / {scores[table, s][1]:.3f}" for s in systems]
+        print(f"| {table}, {ran[table]} | " + " | ".join(values) + " |")
+    means = [sum(scores[t, s][0] for t in complete) / max(1, len(complete)) for s in systems]
+    print(f"| mean of the {len(complete)} | " + " | ".join(f"{m:.1f}" for m in means) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     tasks = parser.add_subparsers(dest="task", required=True)
@@ -460,7 +498,14 @@ def main() -> None:
     drawn = tasks.add_parser("figure", help="time to accuracy from the nld3k rows")
     drawn.add_argument("curve", type=Path)
     drawn.add_argument("--out", type=Path, required=True)
+    told = tasks.add_parser("report", help="per-table rows of the finished tables")
+    told.add_argument("peer", type=Path, help="the tables rows (--out of tables)")
+    told.add_argument("--runs", type=Path, help="default: runs.tsv beside the rows")
+    told.add_argument("--phonkit", type=Path, required=True, help="phonkit's results.tsv")
     args = parser.parse_args()
+    if args.task == "report":
+        report(args.peer, args.runs or args.peer.with_name("runs.tsv"), args.phonkit)
+        return
     if args.task == "figure":
         figure(args.curve, args.out)
         return
