@@ -24,6 +24,8 @@ from typing import Any, TypeVar
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
 from phonkit.experiments.launchers import Launch, Outcome, Planned, Session
+from phonkit.model.device import choose_device
+from phonkit.plugins import lookup
 from phonkit.progress import bars, say, show_messages
 from phonkit.run.directory import Run, clear, is_finished, is_run
 from phonkit.run.lock import RunLock
@@ -50,16 +52,14 @@ def run_experiment(
     ``settings``: finished runs are reused only under the same ones; ``force`` starts over)
     with overall progress, then write the tables (``report``). Returns the planned runs that
     failed or were skipped; the others are kept, and running the plan again retries them."""
-    from phonkit.experiments import launchers
-
     # Before anything is written: a bad setting or an unreachable cluster leaves root alone.
-    session = launchers.start(launch.launcher, launch.settings, launch.jobs)
+    session = lookup("launchers", launch.launcher).start(launch.settings, launch.jobs)
     try:
         open_experiment(root, kind, settings, force)
         say(f"{root}: {len(plan)} runs, {session.summary(len(plan))} (logs in {root / 'logs'})")
         bar, on_outcome = progress_reporter(len(plan))
         with bar:
-            outcomes = execute(plan, root, on_outcome=on_outcome, session=session)
+            outcomes = execute(plan, root, on_outcome, session)
     finally:
         session.close()
     report()
@@ -95,9 +95,6 @@ def with_configs(base: TrainRequest, sized: bool = False) -> TrainRequest:
 
 def reuse_settings(base: TrainRequest) -> dict[str, Any]:
     """What must match for an experiment directory's finished runs to be reused."""
-    from phonkit.model.device import choose_device
-    from phonkit.plugins import lookup
-
     choose_device(base.device)  # a device that is not there is a usage error, before any run
     lookup("decompositions", base.morphemes)
     kept = {
@@ -284,13 +281,12 @@ def _logged(planned: Planned, root: Path, work: Callable[[], object]) -> Outcome
 def execute(
     plan: Sequence[Planned],
     root: Path,
-    jobs: int = 1,
-    on_outcome: Callable[[int, Outcome], None] | None = None,
-    session: Session | None = None,
+    on_outcome: Callable[[int, Outcome], None],
+    session: Session,
 ) -> dict[str, Outcome]:
-    """Run every planned run, recording each outcome in ``outcomes.json`` as it comes: the
-    finished ones are reused, the others trained by ``session`` (a launcher's; by default
-    the local one, ``jobs`` processes at a time)."""
+    """Run every planned run, recording each outcome in ``outcomes.json`` as it comes (and
+    telling ``on_outcome``): the finished ones are reused, the others trained by
+    ``session``, a launcher's."""
     planned_so_far = read_plan(root) | {planned.name: planned.labels for planned in plan}
     write_atomic(root / PLAN, json.dumps(planned_so_far, indent=2, ensure_ascii=False) + "\n")
     outcomes = read_outcomes(root)
@@ -305,8 +301,7 @@ def execute(
             outcomes[outcome.name] = outcome
             data = {name: asdict(found) for name, found in outcomes.items()}
             write_atomic(root / OUTCOMES, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-        if on_outcome:
-            on_outcome(done, outcome)
+        on_outcome(done, outcome)
 
     pending = []
     for planned in plan:
@@ -314,13 +309,8 @@ def execute(
             record(Outcome(planned.name, "finished", "reused"))
         else:
             pending.append(planned)
-    if not pending:
-        return outcomes
-    if session is None:
-        from phonkit.experiments.launchers import start
-
-        session = start("local", {}, jobs)
-    session.train(pending, root, record)
+    if pending:
+        session.train(pending, root, record)
     return outcomes
 
 
