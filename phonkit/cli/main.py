@@ -500,18 +500,12 @@ def uf_probe(
 def _click_classes(name: str) -> tuple[type[BaseException], ...]:
     """Click's exception class ``name`` and, where Typer ships its own copy of Click (Typer
     0.2x), that copy's too: usage errors raised by either must end without a traceback."""
-    classes = [getattr(click.exceptions, name)]
-    try:
+    classes = [getattr(click.exceptions, name), getattr(typer, name, None)]  # Exit, Abort
+    with contextlib.suppress(ImportError, AttributeError):
         from typer._click import exceptions as vendored
 
         classes.append(getattr(vendored, name))
-    except (ImportError, AttributeError):
-        pass
-    if name == "Exit":
-        classes.append(typer.Exit)
-    if name == "Abort":
-        classes.append(typer.Abort)
-    return tuple(dict.fromkeys(classes))
+    return tuple(dict.fromkeys(c for c in classes if c is not None))
 
 
 EXITS = _click_classes("Exit")
