@@ -34,7 +34,9 @@ class Inventory:
     title: str
 
     @classmethod
-    def of(cls, run: Run) -> Inventory:
+    def of(cls, run: Run | Path) -> Inventory:
+        """The morphemes of ``run`` (or of the finished run in the directory ``run``)."""
+        run = run if isinstance(run, Run) else Run.open(run)
         names = run.vocabularies().morphemes.to_json()
         counts = Counter(m for example in run.examples("train") for m in example.morphemes)
         # through the model, so that damaged or mismatched weights are one clear error
