@@ -21,6 +21,10 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+import torch
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
 from phonkit.experiments.launchers import Launch, Outcome, Planned, Session
@@ -223,15 +227,8 @@ def run_one(planned: Planned, root: Path, threads: int | None = None) -> Outcome
     if Run(path).finished:
         return Outcome(planned.name, "finished", "reused")
     if threads:
-        import torch
-
         torch.set_num_threads(threads)
-
-    def work() -> None:
-        with RunLock(path):  # one writer per run, even with two experiments at once
-            train_run(start_or_open(planned, path))
-
-    return _logged(planned, root, work)
+    return _logged(planned, root, lambda: train_run(start_or_open(planned, path)))
 
 
 def prepare(planned: Planned, root: Path) -> Outcome | None:
@@ -239,13 +236,7 @@ def prepare(planned: Planned, root: Path) -> Outcome | None:
     without training, unless it is there already: None when the run is ready to train, else
     how it ended (``skipped``: its data cannot make a run; ``failed``). For launchers whose
     workers train from the run directory alone, without the corpus."""
-    path = root / "runs" / planned.name
-
-    def work() -> None:
-        with RunLock(path):
-            start_or_open(planned, path)
-
-    outcome = _logged(planned, root, work)
+    outcome = _logged(planned, root, lambda: start_or_open(planned, root / "runs" / planned.name))
     return None if outcome.status == "finished" else outcome
 
 
@@ -259,7 +250,8 @@ def start_or_open(planned: Planned, path: Path) -> Run:
 
 
 def _logged(planned: Planned, root: Path, work: Callable[[], object]) -> Outcome:
-    """Do ``work`` for a run with stderr appended to the run's log; an input error skips the
+    """Do ``work`` for a run, holding its directory's lock (one writer per run, even with two
+    experiments at once), with stderr appended to the run's log; an input error skips the
     run and any other error fails it (traceback in the log), never the caller."""
     log = root / "logs" / f"{planned.name}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -267,7 +259,8 @@ def _logged(planned: Planned, root: Path, work: Callable[[], object]) -> Outcome
     show_messages()  # in a worker process too: the run's messages belong in its log
     with log.open("a", encoding="utf-8") as stream, redirect_stderr(stream):
         try:
-            work()
+            with RunLock(root / "runs" / planned.name):
+                work()
         except InputError as error:
             print(f"skipped: {error}", file=stream)
             return Outcome(planned.name, "skipped", str(error), time.perf_counter() - started)
@@ -316,9 +309,6 @@ def execute(
 
 def progress_reporter(total: int) -> tuple[Any, Callable[[int, Outcome], None]]:
     """A rich bar over the runs (on a terminal) and one line per run on stderr."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     # Bound to today's stderr: runs in this process redirect sys.stderr to their logs.
     console = Console(file=sys.stderr)
     bar = Progress(
