@@ -182,8 +182,15 @@ SELECTIONS = ("loss", "acc")
 SMALL = 2_000  # training forms below which the settings by size apply (:func:`sized`)
 
 
+class Checked:
+    """A settings class: its object is checked (:func:`check`) when it is made."""
+
+    def __post_init__(self) -> None:
+        check(self)
+
+
 @dataclass
-class ModelConfig:
+class ModelConfig(Checked):
     """Hyper-parameters of a model; stored in the run's config.json."""
 
     dim: int = setting(200, "Size d of underlying forms and the LSTM.", range=Range(1, whole=True))
@@ -211,9 +218,6 @@ class ModelConfig:
         choices=CANDIDATES,
     )
 
-    def __post_init__(self) -> None:
-        check(self)
-
     def to_json(self) -> dict[str, Any]:
         """The settings; ``lemma_encoder`` only when on and ``candidates`` only when not the
         model's own, so that runs and experiments made before they existed (which read as
@@ -227,7 +231,7 @@ class ModelConfig:
 
 
 @dataclass
-class TrainConfig:
+class TrainConfig(Checked):
     """Settings of training; stored in the run's config.json."""
 
     epochs: int = setting(
@@ -268,15 +272,12 @@ class TrainConfig:
         1, "Seed of the split, initialisation, batches and noise.", range=Range(whole=True)
     )
 
-    def __post_init__(self) -> None:
-        check(self)
-
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
 @dataclass
-class FitConfig:
+class FitConfig(Checked):
     """Settings of the fit of new lemmas' underlying forms; the defaults come from the study
     in docs/method.md."""
 
@@ -285,9 +286,6 @@ class FitConfig:
     )
     lr: float = setting(0.03, "Adam learning rate of that fit.", range=Range(0, 1, above=True))
     prior_weight: float = setting(1.0, "Weight of the prior in that fit.", range=Range(0))
-
-    def __post_init__(self) -> None:
-        check(self)
 
 
 GROUPS: dict[str, type] = {"model": ModelConfig, "training": TrainConfig, "fit": FitConfig}
@@ -319,11 +317,7 @@ def sized(forms: int, cells: int = 0) -> dict[str, Any]:
     }
 
 
-def sized_settings(
-    forms: int, cells: int = 0, given: Mapping[str, Any] | None = None
-) -> tuple[ModelConfig, TrainConfig]:
-    """The model and training settings for ``forms`` training forms in ``cells`` cells: the
-    sized rules, with the settings in ``given`` (by field name: ``dim``, ``epochs``,
-    ``lr``...) on top."""
-    parts = split(sized(forms, cells) | dict(given or {}))
+def sized_settings(forms: int, cells: int = 0) -> tuple[ModelConfig, TrainConfig]:
+    """The model and training settings for ``forms`` training forms in ``cells`` cells."""
+    parts = split(sized(forms, cells))
     return ModelConfig(**parts["model"]), TrainConfig(**parts["training"])

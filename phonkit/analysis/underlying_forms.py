@@ -19,7 +19,7 @@ from phonkit.model.lemma_encoder import has_lemma_encoder
 from phonkit.run.directory import Run
 from phonkit.views.patterns import closest
 
-KINDS = {"stem": LEMMA, "feature": FEATURE}
+KINDS = {LEMMA: "stem", FEATURE: "feature"}  # a morpheme's kind by the prefix of its name
 
 
 @dataclass
@@ -34,7 +34,9 @@ class Inventory:
     title: str
 
     @classmethod
-    def of(cls, run: Run) -> Inventory:
+    def of(cls, run: Run | Path) -> Inventory:
+        """The morphemes of ``run`` (or of the finished run in the directory ``run``)."""
+        run = run if isinstance(run, Run) else Run.open(run)
         names = run.vocabularies().morphemes.to_json()
         counts = Counter(m for example in run.examples("train") for m in example.morphemes)
         # through the model, so that damaged or mismatched weights are one clear error
@@ -90,19 +92,14 @@ class Inventory:
 
     def find(self, morpheme: str) -> int:
         """The index of a morpheme given as ``kitap``, ``lemma:kitap``, ``PL`` or ``feat:PL``."""
-        name = morpheme.partition(":")[2] if morpheme.startswith((LEMMA, FEATURE)) else morpheme
-        kind = (
-            "feature"
-            if morpheme.startswith(FEATURE)
-            else "stem"
-            if morpheme.startswith(LEMMA)
-            else None
-        )
-        for index, (candidate, candidate_kind) in enumerate(
-            zip(self.morphemes, self.kinds, strict=True)
-        ):
-            if candidate == name and kind in (None, candidate_kind):
-                return index
+        prefix, _, rest = morpheme.partition(":")
+        kind = KINDS.get(prefix + ":")
+        name = rest if kind else morpheme
+        found = [
+            i for i, m in enumerate(self.morphemes) if m == name and kind in (None, self.kinds[i])
+        ]
+        if found:
+            return found[0]
         close = ", ".join(closest(name, self.morphemes))
         raise InputError(f"morpheme {morpheme!r} is not in the model; closest: {close}")
 

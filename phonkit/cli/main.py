@@ -407,11 +407,10 @@ def uf_export(
 
     from phonkit.analysis.underlying_forms import Inventory
     from phonkit.data.tsv import format_rows, write_atomic
-    from phonkit.run.directory import Run
 
     if format not in ("tsv", "npy"):
         raise InputError(f"unknown format {format!r}; use tsv or npy")
-    inventory = Inventory.of(Run.open(model))
+    inventory = Inventory.of(model)
     names = inventory.attribute_names()
     columns = [inventory.attribute(name) for name in names]
     metadata = [["morpheme", *names]] + [
@@ -440,10 +439,9 @@ def uf_plot(
 ) -> None:
     """Project the UFs to 2-D and draw them, coloured by an attribute."""
     from phonkit.analysis.underlying_forms import Inventory, plot
-    from phonkit.run.directory import Run
 
     figure_file(out)
-    plot(Inventory.of(Run.open(model)), out, method, kind, color_by, labels, seed)
+    plot(Inventory.of(model), out, method, kind, color_by, labels, seed)
 
 
 @uf_app.command("neighbours")
@@ -457,12 +455,11 @@ def uf_neighbours(
     """Nearest morphemes by cosine similarity of their UFs: morpheme<TAB>kind<TAB>cosine."""
     from phonkit.analysis.underlying_forms import Inventory, neighbours
     from phonkit.data.tsv import format_rows
-    from phonkit.run.directory import Run
 
     if n < 1:
         raise InputError(f"-n must be at least 1, not {n}")
 
-    rows = neighbours(Inventory.of(Run.open(model)), morpheme, n)
+    rows = neighbours(Inventory.of(model), morpheme, n)
     sys.stdout.write(
         format_rows([("morpheme", "kind", "cosine"), *((m, k, f"{c:.4f}") for m, k, c in rows)])
     )
@@ -478,12 +475,11 @@ def uf_probe(
     the majority-class baseline: TSV on stdout."""
     from phonkit.analysis.underlying_forms import Inventory, probe
     from phonkit.data.tsv import format_rows
-    from phonkit.run.directory import Run
 
     if folds < 2:
         raise InputError(f"--folds must be at least 2 (cross-validation), not {folds}")
 
-    result = probe(Inventory.of(Run.open(model)), attribute, folds)
+    result = probe(Inventory.of(model), attribute, folds)
     classes = ",".join(f"{name}:{count}" for name, count in sorted(result.classes.items()))
     header = ("attribute", "stems", "classes", "probe_acc", "probe_std", "majority_acc")
     row = (
@@ -500,22 +496,16 @@ def uf_probe(
 def _click_classes(name: str) -> tuple[type[BaseException], ...]:
     """Click's exception class ``name`` and, where Typer ships its own copy of Click (Typer
     0.2x), that copy's too: usage errors raised by either must end without a traceback."""
-    classes = [getattr(click.exceptions, name)]
-    try:
+    classes = [getattr(click.exceptions, name), getattr(typer, name, None)]  # Exit, Abort
+    with contextlib.suppress(ImportError, AttributeError):
         from typer._click import exceptions as vendored
 
         classes.append(getattr(vendored, name))
-    except (ImportError, AttributeError):
-        pass
-    if name == "Exit":
-        classes.append(typer.Exit)
-    if name == "Abort":
-        classes.append(typer.Abort)
-    return tuple(dict.fromkeys(classes))
+    return tuple(dict.fromkeys(c for c in classes if c is not None))
 
 
 EXITS = _click_classes("Exit")
-ABORTS = _click_classes("Abort")
+ABORTS: tuple[type[BaseException], ...] = (*_click_classes("Abort"), KeyboardInterrupt)
 USAGE_ERRORS = _click_classes("ClickException")
 
 
@@ -533,14 +523,8 @@ def main(argv: list[str] | None = None) -> None:
         # command did not catch into code 130.
         command = plain_flags(typer.main.get_command(app))
         code = command.main(args=argv, prog_name="phonkit", standalone_mode=False)
-        if code == INTERRUPTED:
-            sys.exit(_interrupted())
-        if isinstance(code, int) and code:
-            sys.exit(code)
     except EXITS as done:
-        if getattr(done, "exit_code", 1) == INTERRUPTED:
-            sys.exit(_interrupted())
-        sys.exit(getattr(done, "exit_code", 1))
+        code = getattr(done, "exit_code", 1)
     except ABORTS:
         sys.exit(_interrupted())
     except Interrupted as what:
@@ -560,8 +544,10 @@ def main(argv: list[str] | None = None) -> None:
         # complaining when it flushes stdout at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(0)
-    except KeyboardInterrupt:
+    if code == INTERRUPTED:
         sys.exit(_interrupted())
+    if isinstance(code, int) and code:
+        sys.exit(code)
 
 
 def command_line() -> None:

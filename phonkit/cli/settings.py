@@ -37,32 +37,22 @@ def parameter(one: Setting) -> str:
     return flag(one)[2:].replace("-", "_")
 
 
-#: The option (or words) that gives each setting a library error may name: the declared
-#: settings' derived options, and the other settings of a run or a command; a launcher's
-#: setting ``launcher.KEY`` is ``-L KEY`` (:func:`options`).
-FLAGS = {one.key: flag(one) for one in every()} | {
-    "device": "--device",
-    "data.lang": "--lang",
-    "data.path": "--path",
-    "data.columns": "--columns",
-    "data.data_dir": "--data-dir",
-    "data.max_entries": "--max-entries",
-    "split.protocol": "--split",
-    "split.k": "--k",
-    "split.fold": "--fold",
-    "transcriber": "--transcriber",
-    "ipa": "--ipa",
-    "out": "--out",
-    "force": "--force",
-    "resume": "--resume",
-    "jobs": "--jobs",
-    "langs": "--langs",
-    "column": "--column",
-    "bundle": "--bundle",
-    "known_cells": "--known",
-    "skip_unknown": "--skip-unknown",
-    "unseen_lemmas": "--unseen-lemmas",
-}
+#: The other settings of a run or a command that a library error may name, each given by
+#: the option of its last name (``data.max_entries``: ``--max-entries``).
+NAMED = (
+    "device", "data.lang", "data.path", "data.columns", "data.data_dir", "data.max_entries",
+    "split.k", "split.fold", "transcriber", "ipa", "out", "force", "resume", "jobs", "langs",
+    "column", "bundle", "skip_unknown", "unseen_lemmas",
+)  # fmt: skip
+
+#: The option that gives each setting a library error may name: the declared settings'
+#: derived options, the settings of :data:`NAMED` and two options named otherwise; a
+#: launcher's setting ``launcher.KEY`` is ``-L KEY`` (:func:`options`).
+FLAGS = (
+    {one.key: flag(one) for one in every()}
+    | {name: "--" + name.rpartition(".")[2].replace("_", "-") for name in NAMED}
+    | {"split.protocol": "--split", "known_cells": "--known"}
+)
 
 
 def options(settings: Sequence[str]) -> dict[str, str]:

@@ -14,6 +14,7 @@ and its baselines hold out the same cells.
 from __future__ import annotations
 
 import csv
+import io
 import random
 import unicodedata
 from collections.abc import Iterator
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from phonkit.data.lexicon import Entry, Lexicon
+from phonkit.data.lexicon import Entry, Lexicon, paradigms
 from phonkit.data.tsv import decode_lines, open_bytes, stdin_bytes
 from phonkit.errors import InputError, at
 
@@ -79,7 +80,7 @@ class ParadigmTable:
     def format(self, forms: list[list[str]] | None = None) -> str:
         """The table as text in its own layout (delimiter, header, stem column), with
         ``forms`` (default: its own) in its cells."""
-        out = _Lines()
+        out = io.StringIO()
         writer = csv.writer(out, delimiter=self.delimiter, lineterminator="\n")
         if self.header is not None:
             writer.writerow(self.header)
@@ -88,15 +89,7 @@ class ParadigmTable:
             if self.stem_column is not None:
                 fields.insert(self.stem_column, stem)
             writer.writerow(fields)
-        return "".join(out.lines)
-
-
-class _Lines:
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def write(self, text: str) -> None:
-        self.lines.append(text)
+        return out.getvalue()
 
 
 def delimiter_of(source: str, delimiter: str | None) -> str:
@@ -237,9 +230,7 @@ def fold_split(entries: list[Entry], fold: int, seed: int = 1, folds: int = FOLD
     cells loses one of them, chosen with ``seed``; everything else trains."""
     if not 1 <= fold <= folds:
         raise InputError(f"split.fold must be 1 to {folds}, not {fold}", setting="split.fold")
-    stems: dict[str, list[Entry]] = {}
-    for entry in entries:
-        stems.setdefault(entry.lemma, []).append(entry)
+    stems = paradigms(entries, lambda entry: entry.lemma)
     train: list[Entry] = []
     test: list[Entry] = []
     for index, (_, known) in enumerate(stems.items()):

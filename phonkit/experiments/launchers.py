@@ -95,13 +95,6 @@ class Launcher(Protocol):
         ...
 
 
-def start(name: str, settings: Mapping[str, str], jobs: int) -> Session:
-    """The session of the launcher called ``name`` (a usage error lists those installed)."""
-    from phonkit.plugins import lookup
-
-    return lookup("launchers", name).start(settings, jobs)
-
-
 def read_settings(kind: type[Settings], settings: Mapping[str, str], launcher: str) -> Settings:
     """A launcher's settings as the dataclass ``kind``, each converted to its field's type
     (int, float, bool, str); an unknown key or a value of the wrong type is an

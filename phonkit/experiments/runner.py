@@ -21,9 +21,15 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+import torch
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
 from phonkit.experiments.launchers import Launch, Outcome, Planned, Session
+from phonkit.model.device import choose_device
+from phonkit.plugins import lookup
 from phonkit.progress import bars, say, show_messages
 from phonkit.run.directory import Run, clear, is_finished, is_run
 from phonkit.run.lock import RunLock
@@ -50,16 +56,14 @@ def run_experiment(
     ``settings``: finished runs are reused only under the same ones; ``force`` starts over)
     with overall progress, then write the tables (``report``). Returns the planned runs that
     failed or were skipped; the others are kept, and running the plan again retries them."""
-    from phonkit.experiments import launchers
-
     # Before anything is written: a bad setting or an unreachable cluster leaves root alone.
-    session = launchers.start(launch.launcher, launch.settings, launch.jobs)
+    session = lookup("launchers", launch.launcher).start(launch.settings, launch.jobs)
     try:
         open_experiment(root, kind, settings, force)
         say(f"{root}: {len(plan)} runs, {session.summary(len(plan))} (logs in {root / 'logs'})")
         bar, on_outcome = progress_reporter(len(plan))
         with bar:
-            outcomes = execute(plan, root, on_outcome=on_outcome, session=session)
+            outcomes = execute(plan, root, on_outcome, session)
     finally:
         session.close()
     report()
@@ -95,9 +99,6 @@ def with_configs(base: TrainRequest, sized: bool = False) -> TrainRequest:
 
 def reuse_settings(base: TrainRequest) -> dict[str, Any]:
     """What must match for an experiment directory's finished runs to be reused."""
-    from phonkit.model.device import choose_device
-    from phonkit.plugins import lookup
-
     choose_device(base.device)  # a device that is not there is a usage error, before any run
     lookup("decompositions", base.morphemes)
     kept = {
@@ -226,15 +227,8 @@ def run_one(planned: Planned, root: Path, threads: int | None = None) -> Outcome
     if Run(path).finished:
         return Outcome(planned.name, "finished", "reused")
     if threads:
-        import torch
-
         torch.set_num_threads(threads)
-
-    def work() -> None:
-        with RunLock(path):  # one writer per run, even with two experiments at once
-            train_run(start_or_open(planned, path))
-
-    return _logged(planned, root, work)
+    return _logged(planned, root, lambda: train_run(start_or_open(planned, path)))
 
 
 def prepare(planned: Planned, root: Path) -> Outcome | None:
@@ -242,13 +236,7 @@ def prepare(planned: Planned, root: Path) -> Outcome | None:
     without training, unless it is there already: None when the run is ready to train, else
     how it ended (``skipped``: its data cannot make a run; ``failed``). For launchers whose
     workers train from the run directory alone, without the corpus."""
-    path = root / "runs" / planned.name
-
-    def work() -> None:
-        with RunLock(path):
-            start_or_open(planned, path)
-
-    outcome = _logged(planned, root, work)
+    outcome = _logged(planned, root, lambda: start_or_open(planned, root / "runs" / planned.name))
     return None if outcome.status == "finished" else outcome
 
 
@@ -262,7 +250,8 @@ def start_or_open(planned: Planned, path: Path) -> Run:
 
 
 def _logged(planned: Planned, root: Path, work: Callable[[], object]) -> Outcome:
-    """Do ``work`` for a run with stderr appended to the run's log; an input error skips the
+    """Do ``work`` for a run, holding its directory's lock (one writer per run, even with two
+    experiments at once), with stderr appended to the run's log; an input error skips the
     run and any other error fails it (traceback in the log), never the caller."""
     log = root / "logs" / f"{planned.name}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -270,7 +259,8 @@ def _logged(planned: Planned, root: Path, work: Callable[[], object]) -> Outcome
     show_messages()  # in a worker process too: the run's messages belong in its log
     with log.open("a", encoding="utf-8") as stream, redirect_stderr(stream):
         try:
-            work()
+            with RunLock(root / "runs" / planned.name):
+                work()
         except InputError as error:
             print(f"skipped: {error}", file=stream)
             return Outcome(planned.name, "skipped", str(error), time.perf_counter() - started)
@@ -284,13 +274,12 @@ def _logged(planned: Planned, root: Path, work: Callable[[], object]) -> Outcome
 def execute(
     plan: Sequence[Planned],
     root: Path,
-    jobs: int = 1,
-    on_outcome: Callable[[int, Outcome], None] | None = None,
-    session: Session | None = None,
+    on_outcome: Callable[[int, Outcome], None],
+    session: Session,
 ) -> dict[str, Outcome]:
-    """Run every planned run, recording each outcome in ``outcomes.json`` as it comes: the
-    finished ones are reused, the others trained by ``session`` (a launcher's; by default
-    the local one, ``jobs`` processes at a time)."""
+    """Run every planned run, recording each outcome in ``outcomes.json`` as it comes (and
+    telling ``on_outcome``): the finished ones are reused, the others trained by
+    ``session``, a launcher's."""
     planned_so_far = read_plan(root) | {planned.name: planned.labels for planned in plan}
     write_atomic(root / PLAN, json.dumps(planned_so_far, indent=2, ensure_ascii=False) + "\n")
     outcomes = read_outcomes(root)
@@ -305,8 +294,7 @@ def execute(
             outcomes[outcome.name] = outcome
             data = {name: asdict(found) for name, found in outcomes.items()}
             write_atomic(root / OUTCOMES, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-        if on_outcome:
-            on_outcome(done, outcome)
+        on_outcome(done, outcome)
 
     pending = []
     for planned in plan:
@@ -314,21 +302,13 @@ def execute(
             record(Outcome(planned.name, "finished", "reused"))
         else:
             pending.append(planned)
-    if not pending:
-        return outcomes
-    if session is None:
-        from phonkit.experiments.launchers import start
-
-        session = start("local", {}, jobs)
-    session.train(pending, root, record)
+    if pending:
+        session.train(pending, root, record)
     return outcomes
 
 
 def progress_reporter(total: int) -> tuple[Any, Callable[[int, Outcome], None]]:
     """A rich bar over the runs (on a terminal) and one line per run on stderr."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     # Bound to today's stderr: runs in this process redirect sys.stderr to their logs.
     console = Console(file=sys.stderr)
     bar = Progress(

@@ -7,7 +7,10 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+from rich.table import Table
+
 from phonkit.data.tsv import format_rows, write_atomic
+from phonkit.progress import stderr_console
 
 DECIMALS = {"acc": 1, "mld": 3, "nll": 3}
 
@@ -36,10 +39,6 @@ def write_table(path: Path, header: Sequence[str], rows: Sequence[Sequence[objec
 
 def show(title: str, header: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
     """The table on stderr."""
-    from rich.table import Table
-
-    from phonkit.progress import stderr_console
-
     table = Table(title=title)
     for number, name in enumerate(header):
         table.add_column(str(name), justify="left" if number < 2 else "right")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import torch
 from torch import Tensor
 
@@ -107,7 +109,7 @@ def decode(
 ) -> list[list[int]]:
     """Greedy decoding of any number of words, in batches, in input order."""
     return _in_batches(
-        lambda m, batch: greedy(m, batch, max_length), model, morphemes, batch_size, precision
+        partial(greedy, max_length=max_length), model, morphemes, batch_size, precision
     )
 
 
@@ -120,13 +122,8 @@ def decode_nbest(
     precision: str = "auto",
 ) -> list[list[tuple[list[int], float]]]:
     """Beam search of any number of words, in batches, in input order."""
-    return _in_batches(
-        lambda m, batch: beam_search(m, batch, max_length, width),
-        model,
-        morphemes,
-        batch_size,
-        precision,
-    )
+    search = partial(beam_search, max_length=max_length, width=width)
+    return _in_batches(search, model, morphemes, batch_size, precision)
 
 
 def best(

@@ -27,11 +27,6 @@ def choose_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def check_precision(precision: str) -> None:
-    if precision not in PRECISIONS:
-        raise InputError(f"unknown precision {precision!r}; use {', '.join(PRECISIONS)}")
-
-
 def native_bf16(device: torch.device) -> bool:
     """Whether the device multiplies bfloat16 matrices natively: CUDA GPUs from Ampere on,
     CPUs with AVX-512 BF16 or AMX units. Elsewhere bfloat16 is emulated, and slower."""
@@ -43,7 +38,8 @@ def native_bf16(device: torch.device) -> bool:
 
 def resolve_precision(device: torch.device, precision: str = "auto") -> str:
     """``fp32`` or ``bf16``: ``auto`` takes bfloat16 where the device has native units."""
-    check_precision(precision)
+    if precision not in PRECISIONS:
+        raise InputError(f"unknown precision {precision!r}; use {', '.join(PRECISIONS)}")
     if precision == "auto":
         return "bf16" if native_bf16(device) else "fp32"
     return precision

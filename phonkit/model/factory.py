@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -51,8 +51,11 @@ def run_model(run: Run) -> Phonology:
     return build_model(config.variant, config.model, run.vocabularies(), speller)
 
 
-def with_weights(model: Phonology, state: Any, where: str) -> Phonology:
-    """``model`` with the weights ``state``; weights of another shape are one clear error."""
+def load_model(run: Run, device: torch.device) -> Phonology:
+    """The trained model of ``run`` (its best weights, ``model.pt``), ready to decode; weights
+    of another shape are one clear error."""
+    model = run_model(run)
+    state, where = run.load_weights()
     try:
         model.load_state_dict(state)
     except (RuntimeError, TypeError, AttributeError) as error:
@@ -61,11 +64,4 @@ def with_weights(model: Phonology, state: Any, where: str) -> Phonology:
             f"the weights do not fit the model that config.json and vocab.json describe ({first})",
             where,
         ) from None
-    return model
-
-
-def load_model(run: Run, device: torch.device) -> Phonology:
-    """The trained model of ``run`` (its best weights, ``model.pt``), ready to decode."""
-    model = run_model(run)
-    state, where = run.load_weights()
-    return with_weights(model, state, where).to(device).eval()
+    return model.to(device).eval()

@@ -92,7 +92,8 @@ def fit_lemmas(
         return vocabularies
     extended = Vocabularies(vocabularies.symbols, vocabularies.morphemes.extended(lemmas))
     trained = model.morphemes.weight.detach()
-    start = trained[_lemma_ids(vocabularies)].mean(0)  # a typical lemma
+    lemma_ids = [n for item, n in vocabularies.morphemes.index.items() if item.startswith(LEMMA)]
+    start = trained[lemma_ids].mean(0)  # a typical lemma
     if has_lemma_encoder(model):
         # The vector is a residual on the prior mean read from the lemma's spelling: start
         # from that mean (residual 0, which training also shows the model).
@@ -122,11 +123,6 @@ def fit_lemmas(
         setattr(model, name, layer)
     table.new.requires_grad_(False)
     return extended
-
-
-def _lemma_ids(vocabularies: Vocabularies) -> list[int]:
-    index = vocabularies.morphemes.index
-    return [number for item, number in index.items() if item.startswith(LEMMA)]
 
 
 @torch.no_grad()

@@ -26,6 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from phonkit.data.encoding import pad
 from phonkit.data.lexicon import LEMMA, PAD_ID, UNK_ID, Vocabulary
 from phonkit.model.phonology import Phonology
 from phonkit.settings import ModelConfig
@@ -110,11 +111,7 @@ def with_lemma_encoder(variant: type[Phonology]) -> type[Phonology]:
                 else []
                 for item in morphemes.items
             ]
-            width = max((len(row) for row in rows), default=1) or 1
-            table = torch.full((len(rows), width), PAD_ID, dtype=torch.long)
-            for number, row in enumerate(rows):
-                table[number, : len(row)] = torch.tensor(row, dtype=torch.long)
-            self.spellings = table.to(self.spellings.device)
+            self.spellings = pad(rows).to(self.spellings.device)
             self._reading = None
 
         def read_lemmas(self, morphemes: Tensor) -> tuple[Tensor, Tensor, Tensor]:

@@ -105,32 +105,20 @@ class RunConfig:
                 "expected an object)",
                 where,
             )
-        for key, kind in REQUIRED.items():
-            if not isinstance(config.get(key), kind) or isinstance(config.get(key), bool):
-                found = "missing" if key not in config else f"a JSON {type(config[key]).__name__}"
-                raise InputError(
-                    f"not a phonkit run configuration: {key!r} is {found}, expected "
-                    f"{'an object' if kind is dict else 'a ' + kind.__name__}",
-                    where,
+        for key, kind in (REQUIRED | OPTIONAL).items():
+            value = config.get(key)
+            if (value is None and key in OPTIONAL) or (
+                isinstance(value, kind) and not isinstance(value, bool)
+            ):
+                continue
+            if key in OPTIONAL:
+                wrong = f"is not {OPTIONAL_TYPES[kind]}"
+            else:
+                found = "missing" if key not in config else f"a JSON {type(value).__name__}"
+                wrong = (
+                    f"is {found}, expected {'an object' if kind is dict else 'a ' + kind.__name__}"
                 )
-        optional = {
-            "lang": str,
-            "corpus": str,
-            "morphemes": str,
-            "device": str,
-            "protocol": str,
-            "phonkit_version": str,
-            "split": dict,
-            "corpus_request": dict,
-            "metrics": list,
-        }
-        for key, kind in optional.items():
-            if config.get(key) is not None and not isinstance(config[key], kind):
-                raise InputError(
-                    f"not a phonkit run configuration: {key!r} is not "
-                    f"{'an object' if kind is dict else 'a list' if kind is list else 'a string'}",
-                    where,
-                )
+            raise InputError(f"not a phonkit run configuration: {key!r} {wrong}", where)
         settings: dict[str, Any] = {}
         for key, kind in (("model", ModelConfig), ("training", TrainConfig)):
             unknown = sorted(set(config[key]) - {f.name for f in dataclasses.fields(kind)})
@@ -211,3 +199,10 @@ REQUIRED = {  # what every command reads from config.json, and its JSON type
     "training": dict,
     "max_length": int,
 }
+OPTIONAL: dict[str, type] = {  # what a configuration may leave out (or set to null)
+    **dict.fromkeys(("lang", "corpus", "morphemes", "device", "protocol", "phonkit_version"), str),
+    "split": dict,
+    "corpus_request": dict,
+    "metrics": list,
+}
+OPTIONAL_TYPES: dict[type, str] = {str: "a string", dict: "an object", list: "a list"}

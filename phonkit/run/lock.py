@@ -29,6 +29,7 @@ from datetime import datetime
 from pathlib import Path
 
 from phonkit.errors import InputError
+from phonkit.progress import say
 
 LOCK_NAME = ".lock"
 ATTEMPTS = 5  # a reader probing the lock holds it for an instant: try again before refusing
@@ -48,13 +49,6 @@ class Holder:
         command = shlex.join(["phonkit", *sys.argv[1:]])
         since = datetime.now().isoformat(timespec="seconds")
         return cls(os.getpid(), socket.gethostname(), since, command)
-
-    @classmethod
-    def parse(cls, text: str) -> Holder | None:
-        try:
-            return cls(**json.loads(text))
-        except (ValueError, TypeError):
-            return None
 
     def describe(self) -> str:
         if not self.pid:
@@ -90,10 +84,7 @@ class RunLock:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.key = os.path.realpath(self.path)
-
-    @property
-    def file(self) -> Path:
-        return self.path / LOCK_NAME
+        self.file = self.path / LOCK_NAME
 
     def __enter__(self) -> RunLock:
         self.acquire()
@@ -124,8 +115,6 @@ class RunLock:
             _remove_if_empty(created)
             raise
         if previous is not None:
-            from phonkit.progress import say
-
             say(
                 f"{self.path}: took over the lock of {previous.describe()} "
                 "(that process is no longer running)"
@@ -199,7 +188,10 @@ def holder(path: Path) -> Holder | None:
 
 def _read_holder(descriptor: int) -> Holder | None:
     size = os.fstat(descriptor).st_size
-    return Holder.parse(os.pread(descriptor, size, 0).decode("utf-8", "replace")) if size else None
+    try:
+        return Holder(**json.loads(os.pread(descriptor, size, 0).decode("utf-8", "replace")))
+    except (ValueError, TypeError):  # empty, or not yet (or not) a holder's record
+        return None
 
 
 def _same_file(descriptor: int, path: Path) -> bool:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
+from phonkit.data.tsv import format_rows
 from phonkit.errors import InputError, at
 from phonkit.tasks.predict import Cell, Predictor, iter_cells
 
@@ -161,8 +162,6 @@ def predict_stream(
 ) -> None:
     """Fill the gaps of every row of ``stream``, calling ``write`` with each chunk's output
     (TSV text) as soon as it is decoded."""
-    from phonkit.data.tsv import format_rows
-
     stopped = threading.Event()
     rows = ReadAhead(iter_cells(lines_of(stream, stopped), name))
     try:

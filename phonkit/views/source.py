@@ -38,8 +38,6 @@ class Source:
 
     def whole(self) -> Part:
         """Every entry: the corpus, or the union of a run's splits."""
-        if len(self.parts) == 1:
-            return Part(ALL, self.parts[0].examples)
         return Part(ALL, [example for part in self.parts for example in part.examples])
 
 
