@@ -304,6 +304,11 @@ GROUP_NAMES = {kind: group for group, kind in GROUPS.items()}
 COPY_CELLS = 16
 
 
+# Training forms from which batches of 32 (not 16) keep a table's training to seconds: an
+# epoch is then still 5 to 60 updates (docs/small-data.md, "A budget of work").
+LARGER_BATCHES = 150
+
+
 def sized(forms: int, cells: int = 0) -> dict[str, Any]:
     """The settings for ``forms`` training forms in ``cells`` cells that differ from the
     defaults."""
@@ -313,7 +318,7 @@ def sized(forms: int, cells: int = 0) -> dict[str, Any]:
         "candidates": "analogy+copy" if cells <= COPY_CELLS else "analogy",
         "dim": 128,
         "epochs": 60,
-        "batch_size": 16,
+        "batch_size": 16 if forms < LARGER_BATCHES else 32,
     }
 
 

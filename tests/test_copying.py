@@ -51,9 +51,11 @@ def test_copy_model_reloads_with_the_same_judgement(harmony):
 def test_sized_copy_settings_follow_the_table_size():
     small = sized([[("a",), ("a", "b")]] * 5, seed=3)
     assert (small.hallucinated, small.content, small.seed) == (1.0, False, 3)
-    big = sized([[("a",)] * 4] * 60, seed=1)  # 240 forms, 4 per stem, 60 stems
-    assert big.content and big.hallucinated == pytest.approx(100 / 240)
+    big = sized([[("a",)] * 4] * 50, seed=1)  # 200 forms, 4 per stem, 50 stems
+    assert big.content and big.hallucinated == pytest.approx(100 / 200)
     assert big.steps == 80 and big.stems_per_batch == 12
+    bigger = sized([[("a",)] * 4] * 100, seed=1)  # 400 forms: half the updates
+    assert bigger.steps == 40 and bigger.stems_per_batch == 12
 
 
 def test_hallucinated_stems_keep_the_affixes_and_change_the_shared_part():
@@ -94,3 +96,12 @@ def test_copy_models_judge_small_sets_of_table_sized_paradigms_only():
     assert sized_settings(300, 13)["candidates"] == "analogy+copy"  # a textbook table
     assert sized_settings(200, 70)["candidates"] == "analogy"  # a UniMorph sample
     assert sized_settings(5_000, 5) == {}  # at scale nothing changes
+
+
+def test_a_larger_table_trains_with_larger_batches():
+    from phonkit.settings import LARGER_BATCHES
+    from phonkit.settings import sized as sized_settings
+
+    assert sized_settings(LARGER_BATCHES - 1)["batch_size"] == 16
+    assert sized_settings(LARGER_BATCHES)["batch_size"] == 32  # Odden's Turkish: 298 forms
+    assert "batch_size" not in sized_settings(2_000)  # the paper's scale keeps its settings

@@ -72,9 +72,13 @@ class CopyConfig:
     extra_length: int = 6  # a decoded form is at most this longer than its longest source
 
 
+UPDATE_BUDGET = 16_000  # at most this many updates x forms: fewer updates above 200 forms
+
+
 def sized(table: Sequence[Sequence[Symbols]], seed: int) -> CopyConfig:
     """The settings for a table (rows of forms, ``()`` where unknown), by its size only:
-    ~4,000 example passes, at most 80 updates, batches of whole stems with ~48 forms,
+    ~4,000 example passes, at most 80 updates and at most :data:`UPDATE_BUDGET` / forms
+    (so that a large table trains in seconds too), batches of whole stems with ~48 forms,
     hallucination for tables under 100 forms, and content in the alignment's moves from
     3.5 forms per stem on 10 or more stems."""
     forms = sum(1 for row in table for form in row if form)
@@ -83,7 +87,9 @@ def sized(table: Sequence[Sequence[Symbols]], seed: int) -> CopyConfig:
     hallucinated = min(1.0, 100 / max(1, forms))
     per_batch = max(1, round(48 / per_stem))
     epochs = 4_000 / (forms * (1 + hallucinated))
-    steps = int(min(80, epochs * math.ceil(stems * (1 + hallucinated) / per_batch)))
+    steps = int(
+        min(80, UPDATE_BUDGET / forms, epochs * math.ceil(stems * (1 + hallucinated) / per_batch))
+    )
     return CopyConfig(
         stems_per_batch=per_batch,
         steps=max(1, steps),
