@@ -162,8 +162,12 @@ def test_run_configuration_round_trips_and_reads_old_runs(trained_run):
     old = {key: value for key, value in data.items() if key not in ("morphemes", "protocol")}
     assert RunConfig.from_json(old, "x").morphemes == "features"
     assert RunConfig.from_json(old, "x").split.protocol == "paradigms"
-    with pytest.raises(InputError, match="'max_length' is a JSON str, expected a int"):
+    with pytest.raises(InputError, match="'max_length' is a string, expected a whole number"):
         RunConfig.from_json({**data, "max_length": "9"}, "x")
+    with pytest.raises(InputError, match="'variant' is missing, expected a string"):
+        RunConfig.from_json({k: v for k, v in data.items() if k != "variant"}, "x")
+    with pytest.raises(InputError, match="'model' is a list, expected an object"):
+        RunConfig.from_json({**data, "model": []}, "x")
 
 
 def test_train_puts_a_run_where_phonkit_train_would():

@@ -112,12 +112,10 @@ class RunConfig:
             ):
                 continue
             if key in OPTIONAL:
-                wrong = f"is not {OPTIONAL_TYPES[kind]}"
+                wrong = f"is not {JSON_TYPES[kind]}"
             else:
-                found = "missing" if key not in config else f"a JSON {type(value).__name__}"
-                wrong = (
-                    f"is {found}, expected {'an object' if kind is dict else 'a ' + kind.__name__}"
-                )
+                found = "missing" if key not in config else JSON_TYPES.get(type(value), "null")
+                wrong = f"is {found}, expected {JSON_TYPES[kind]}"
             raise InputError(f"not a phonkit run configuration: {key!r} {wrong}", where)
         settings: dict[str, Any] = {}
         for key, kind in (("model", ModelConfig), ("training", TrainConfig)):
@@ -205,4 +203,7 @@ OPTIONAL: dict[str, type] = {  # what a configuration may leave out (or set to n
     "corpus_request": dict,
     "metrics": list,
 }
-OPTIONAL_TYPES: dict[type, str] = {str: "a string", dict: "an object", list: "a list"}
+JSON_TYPES: dict[type, str] = {  # a JSON value's type, as an error names it
+    str: "a string", dict: "an object", list: "a list", int: "a whole number",
+    float: "a number", bool: "true or false",
+}  # fmt: skip
