@@ -17,7 +17,7 @@ and the symbol before the form's suffix is the same), the share it rewrites into
 in the cell, (right + 0.5) / (applies + 1), the best over the rewrites that make the
 candidate, normalised over the cell's candidates. ``any judge's first choice`` is no rule
 but a ceiling: a cell counts as right when the first choice of the model or of either copy
-model is the gold form (what a perfect way of combining these judges could reach). Prints the
+model is the gold form (what always taking the right judge's choice would reach). Prints the
 mean ACC over tables (each table's folds pooled) of every rule.
 """
 
