@@ -3,6 +3,7 @@
     python benchmarks/peers.py tables FOLDER --work DIR --yoyodyne PATH --out TSV
         [--runs TSV] [--architectures soft,pointer] [--tables NAME,...] [--folds 1,2,3,4,5]
         [--seed 1] [--dev-share 0.2] [--patience 5] [--patience-steps 200] [--max-epochs 2000]
+        [--jobs 1]
     python benchmarks/peers.py nld3k --data-dir DIR --work DIR --yoyodyne PATH --out TSV
         [--phonkit PATH] [--tasks paradigms,lemmas] [--entries 3000] [--architecture soft]
         [--known 1] [--seed 1] [--patience 5] [--max-epochs 500]
@@ -61,7 +62,8 @@ appended to --out (``table, fold, system, acc, mld``; a row already there is not
 again, so the script resumes), one to --runs (``runs.tsv`` beside --out unless given) with
 the pairs, epochs, yoyodyne's best val_accuracy, the free-running dev accuracy and the wall
 time, and each run's predictions (stem, cell, source cell, gold, guess) stay in
-``WORK/TABLE-fFOLD-SYSTEM/test.tsv``.
+``WORK/TABLE-fFOLD-SYSTEM/test.tsv``. ``--jobs N`` runs N yoyodyne trainings at once (one
+thread each), in the order of the tables; the rows are appended as they finish.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ import random
 import shutil
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from rapidfuzz.distance import Levenshtein
@@ -482,6 +485,7 @@ def main() -> None:
     table.add_argument("--patience", type=int, default=5, help="epochs, at least")
     table.add_argument("--patience-steps", type=int, default=200, help="batches, at least")
     table.add_argument("--max-epochs", type=int, default=2000)
+    table.add_argument("--jobs", type=int, default=1, help="yoyodyne trainings at once")
     dutch = tasks.add_parser("nld3k", help="Dutch, a subset of 3,000 forms: time to accuracy (b)")
     dutch.add_argument("--data-dir", type=Path, required=True)
     dutch.add_argument("--work", type=Path, required=True)
@@ -526,19 +530,26 @@ def main() -> None:
         with args.out.open(encoding="utf-8") as handle:
             rows = csv.DictReader(handle, delimiter="\t")
             done = {(r["table"], r["fold"], r["system"]) for r in rows}
+    todo = []  # (table, cells, entries, fold, system) not in --out yet
     for name, path in found.items():
         table = read_table(path)
         entries = table.entries()
-        for fold in (int(f) for f in args.folds.split(",")):
-            for system in systems:
-                if (name, str(fold), f"yoyodyne-{system}") in done:
-                    continue
-                result = run_fold(args, name, table.cells, entries, fold, system)
-                if result is None:
-                    continue
+        todo += [
+            (name, table.cells, entries, int(fold), system)
+            for fold in args.folds.split(",")
+            for system in systems
+            if (name, fold, f"yoyodyne-{system}") not in done
+        ]
+    pool = ThreadPoolExecutor(args.jobs)  # threads: the work is in yoyodyne's processes
+    try:
+        for finished in as_completed([pool.submit(run_fold, args, *job) for job in todo]):
+            result = finished.result()
+            if result is not None:
                 append(args.out, OUT, result[0])
                 append(runs_path, RUNS, result[1])
                 print("\t".join(map(str, result[1])), flush=True)
+    finally:  # a failed run stops the rest
+        pool.shutdown(cancel_futures=True)
 
 
 if __name__ == "__main__":
