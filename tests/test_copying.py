@@ -8,10 +8,21 @@ import json
 import random
 
 import pytest
+import torch
+import torch.nn.functional as F
 from test_tables import HARMONY, write_table
 
 from phonkit.data.lexicon import segment
-from phonkit.model.copying import CopyConfig, CopyModel, hallucinate, shared_part, sized
+from phonkit.model.copying import (
+    OFFSETS,
+    CopyConfig,
+    CopyModel,
+    hallucinate,
+    moved,
+    offset_table,
+    shared_part,
+    sized,
+)
 from phonkit.run.directory import Run
 from phonkit.tasks.candidates import posterior
 
@@ -105,3 +116,13 @@ def test_a_larger_table_trains_with_larger_batches():
     assert sized_settings(LARGER_BATCHES - 1)["batch_size"] == 16
     assert sized_settings(LARGER_BATCHES)["batch_size"] == 32  # Odden's Turkish: 298 forms
     assert "batch_size" not in sized_settings(2_000)  # the paper's scale keeps its settings
+
+
+@pytest.mark.parametrize(("cells", "length"), [(1, 4), (3, 7), (13, 12)])
+def test_the_alignment_moves_as_its_table_of_offsets_says(cells, length):
+    generator = torch.Generator().manual_seed(cells)
+    weight = torch.rand(5, cells * length, generator=generator)
+    moves = F.pad(torch.rand(5, OFFSETS, generator=generator), (0, 1))  # move 10: none
+    table = moves[:, offset_table(cells, length)]  # (examples, positions, positions)
+    expected = torch.bmm(weight.unsqueeze(1), table)[:, 0]
+    torch.testing.assert_close(moved(weight, moves, length), expected)

@@ -47,7 +47,8 @@ Example = tuple[int, int, Sequence[int]]  # stem, target cell, cells it may read
 
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
 TAGS = 4  # the cells' tags follow the specials; the symbols follow the tags
-OFFSETS = 10  # alignment moves -3..+5 within a form, and one to another form
+BACK, AHEAD = 3, 5  # alignment moves -3..+5 within a form
+OFFSETS = BACK + AHEAD + 2  # and one to another form
 
 
 @dataclass(frozen=True)
@@ -181,7 +182,7 @@ class CopyNet(nn.Module):
         x = self.drop(self.embed(previous))
         return self.decoder(torch.cat([x, u.unsqueeze(1).expand(-1, x.size(1), -1)], -1), state)
 
-    def prepare(self, h: Tensor, memory: dict[str, Any], batch: Batch) -> dict[str, Tensor]:
+    def prepare(self, h: Tensor, memory: dict[str, Any], batch: Batch) -> dict[str, Any]:
         """What the alignment's steps over the decoder states ``h`` (examples, T, hidden)
         share: the moves' weights and normalisers, the start, the output's projections."""
         mask, u, grid = memory["mask"], memory["u"], memory["grid"]
@@ -213,13 +214,14 @@ class CopyNet(nn.Module):
             "content": content,
             "norm": norm,
             "moves": moves,
-            "offsets": offsets,
+            "length": length,
             "start": first / first.sum(-1, keepdim=True).clamp(min=1),  # on the cell tags
-            "memory_out": (memory["memory"] @ w_ctx.t())[grid[0] // cells],
+            "memory_out": memory["memory"] @ w_ctx.t(),  # per stem
+            "grid": grid,
             "base": h @ w_h.t() + (u @ w_u.t() + bias).unsqueeze(1),
         }
 
-    def step(self, alpha: Tensor, prepared: dict[str, Tensor], t: int):
+    def step(self, alpha: Tensor, prepared: dict[str, Any], t: int):
         """The alignment predicted for step ``t`` from ``alpha``, the posterior of the last,
         with the generative distribution and the copy gate."""
         weight = alpha / prepared["norm"][:, t].clamp(min=1e-30)
@@ -227,10 +229,10 @@ class CopyNet(nn.Module):
         if moves.dim() == 2:
             flow = weight @ moves
         else:
-            flow = torch.bmm(weight.unsqueeze(1), moves[:, t][:, prepared["offsets"]])[:, 0]
+            flow = moved(weight, moves[:, t], prepared["length"])
         predicted = prepared["content"][:, t] * flow
         predicted = predicted / predicted.sum(-1, keepdim=True).clamp(min=1e-30)
-        mixed = torch.bmm(predicted.unsqueeze(1), prepared["memory_out"])[:, 0]
+        mixed = self.per_stem(predicted.unsqueeze(1), prepared["memory_out"], prepared["grid"])[:, 0]
         pre = prepared["base"][:, t] + mixed
         generated = torch.softmax(self.V(torch.tanh(pre[:, :-1])), -1)
         return predicted, generated, torch.sigmoid(pre[:, -1:])
@@ -449,8 +451,26 @@ def offset_table(cells: int, length: int) -> Tensor:
     position = torch.arange(cells * length)
     form, place = position // length, position % length
     offset = place.unsqueeze(0) - place.unsqueeze(1)  # [i, j]: j - i
-    within = torch.where((offset >= -3) & (offset <= 5), offset + 3, OFFSETS)
+    within = torch.where((offset >= -BACK) & (offset <= AHEAD), offset + BACK, OFFSETS)
     return torch.where(form.unsqueeze(0) == form.unsqueeze(1), within, OFFSETS - 1)
+
+
+def moved(weight: Tensor, moves: Tensor, length: int) -> Tensor:
+    """Where the alignment's ``weight`` (examples, cells * length) flows by ``moves``
+    (examples, 11), one weight per move of :func:`offset_table`: ``flow[e, j] = sum_i
+    weight[e, i] moves[e, offset_table[i, j]]``, without the (positions, positions) table.
+    A move within a form is the weight shifted along the form; a move to another form takes
+    the weight of every other form."""
+    examples = weight.size(0)
+    forms = weight.view(examples, -1, length)
+    padded = F.pad(forms, (AHEAD, BACK))
+    flow = sum(
+        padded[..., AHEAD - d : AHEAD - d + length] * moves[:, d + BACK, None, None]
+        for d in range(-BACK, AHEAD + 1)
+    )
+    per_form = forms.sum(-1, keepdim=True)
+    flow = flow + moves[:, OFFSETS - 1, None, None] * (per_form.sum(1, keepdim=True) - per_form)
+    return flow.reshape(examples, -1)
 
 
 @contextmanager
