@@ -232,8 +232,8 @@ class CopyNet(nn.Module):
             flow = moved(weight, moves[:, t], prepared["length"])
         predicted = prepared["content"][:, t] * flow
         predicted = predicted / predicted.sum(-1, keepdim=True).clamp(min=1e-30)
-        mixed = self.per_stem(predicted.unsqueeze(1), prepared["memory_out"], prepared["grid"])[:, 0]
-        pre = prepared["base"][:, t] + mixed
+        context = self.per_stem(predicted.unsqueeze(1), prepared["memory_out"], prepared["grid"])
+        pre = prepared["base"][:, t] + context[:, 0]
         generated = torch.softmax(self.V(torch.tanh(pre[:, :-1])), -1)
         return predicted, generated, torch.sigmoid(pre[:, -1:])
 
@@ -459,15 +459,13 @@ def moved(weight: Tensor, moves: Tensor, length: int) -> Tensor:
     """Where the alignment's ``weight`` (examples, cells * length) flows by ``moves``
     (examples, 11), one weight per move of :func:`offset_table`: ``flow[e, j] = sum_i
     weight[e, i] moves[e, offset_table[i, j]]``, without the (positions, positions) table.
-    A move within a form is the weight shifted along the form; a move to another form takes
-    the weight of every other form."""
+    Within a form, position j receives from the window j - AHEAD .. j + BACK around it;
+    a move to another form takes the weight of every other form."""
     examples = weight.size(0)
     forms = weight.view(examples, -1, length)
-    padded = F.pad(forms, (AHEAD, BACK))
-    flow = sum(
-        padded[..., AHEAD - d : AHEAD - d + length] * moves[:, d + BACK, None, None]
-        for d in range(-BACK, AHEAD + 1)
-    )
+    windows = F.pad(forms, (AHEAD, BACK)).unfold(-1, AHEAD + BACK + 1, 1)  # [e, f, j, q]
+    by_window = moves[:, : AHEAD + BACK + 1].flip(-1)  # q = AHEAD - offset
+    flow = (windows * by_window[:, None, None, :]).sum(-1)
     per_form = forms.sum(-1, keepdim=True)
     flow = flow + moves[:, OFFSETS - 1, None, None] * (per_form.sum(1, keepdim=True) - per_form)
     return flow.reshape(examples, -1)
