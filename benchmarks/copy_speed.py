@@ -17,6 +17,7 @@ from pathlib import Path
 
 from phonkit.data.lexicon import segment
 from phonkit.data.table import read_table
+from phonkit.errors import InputError
 from phonkit.experiments.paradigm_tables import tables
 from phonkit.model.copying import CopyModel
 
@@ -26,10 +27,13 @@ def main() -> None:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    try:  # every table read before any training: a bad one is one line, at once
+        found = {name: read_table(path) for name, path in tables(args.folder).items()}
+    except InputError as error:
+        parser.exit(2, f"copy_speed.py: {error}\n")
     print("| table | forms | cells | longest | updates | seconds |\n|---|---:|---:|---:|---:|---:|")
     total = 0.0
-    for name, path in tables(args.folder).items():
-        table = read_table(path)
+    for name, table in found.items():
         paradigms: dict[str, dict[str, tuple[str, ...]]] = {}
         for entry in table.entries():
             paradigms.setdefault(entry.lemma, {})[entry.bundle] = segment(entry.form)

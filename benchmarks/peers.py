@@ -63,7 +63,8 @@ again, so the script resumes), one to --runs (``runs.tsv`` beside --out unless g
 the pairs, epochs, yoyodyne's best val_accuracy, the free-running dev accuracy and the wall
 time, and each run's predictions (stem, cell, source cell, gold, guess) stay in
 ``WORK/TABLE-fFOLD-SYSTEM/test.tsv``. ``--jobs N`` runs N yoyodyne trainings at once (one
-thread each), in the order of the tables; the rows are appended as they finish.
+thread each), in the order of the tables; the rows are appended as they finish. A failed
+training starts no more, and the rows of those under way are still written.
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ from rapidfuzz.distance import Levenshtein
 
 from phonkit.data.lexicon import Entry, segment
 from phonkit.data.table import fold_split, read_table
+from phonkit.errors import InputError
 from phonkit.experiments.paradigm_tables import tables
 
 MODELS = {
@@ -154,6 +156,21 @@ def split_dev(paradigms: dict[str, dict[str, str]], test: list[Entry], share: fl
     return set(candidates[: max(1, round(share * len(candidates)))])
 
 
+class PeerFailed(Exception):
+    """A yoyodyne command ended with an error; its messages are in its log."""
+
+
+def yoyodyne(command: list[str], work: Path, env: dict, log: str) -> None:
+    """Run a yoyodyne ``command`` in ``work``, its messages kept in ``work/log``."""
+    with (work / log).open("w", encoding="utf-8") as messages:
+        ended = subprocess.run(command, cwd=work, env=env, stdout=subprocess.DEVNULL,
+                               stderr=messages)  # fmt: skip
+    if ended.returncode:
+        raise PeerFailed(
+            f"{command[0]} {command[1]} ended with status {ended.returncode}: see {work / log}"
+        )
+
+
 def fit_and_predict(args, work: Path, system: str, train: str, dev: str, predict: str) -> dict:
     """Train one yoyodyne model on ``train`` (early stopping on ``dev``), predict ``predict``
     with its best checkpoint; the guesses, the epochs and the wall times."""
@@ -171,18 +188,18 @@ def fit_and_predict(args, work: Path, system: str, train: str, dev: str, predict
     common = ["--config", str(work / "config.yaml"), "--data.model_dir", str(work)]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     started = time.perf_counter()
-    subprocess.run(
+    yoyodyne(
         [args.yoyodyne, "fit", *common, "--data.train", str(work / "train.tsv"),
          "--data.val", str(work / "dev.tsv"), "--checkpoint.dirpath", str(work / "checkpoints"),
          "--seed_everything", str(args.seed)],
-        check=True, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        work, env, "fit.log",
     )  # fmt: skip
     fitted = time.perf_counter()
-    subprocess.run(
+    yoyodyne(
         [args.yoyodyne, "predict", *common, "--ckpt_path", str(work / "checkpoints/best.ckpt"),
          "--data.predict", str(work / "predict.tsv"),
          "--prediction.path", str(work / "predictions.txt")],
-        check=True, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        work, env, "predict.log",
     )  # fmt: skip
     done = time.perf_counter()
     with next(work.glob("lightning_logs/*/metrics.csv")).open(encoding="utf-8") as handle:
@@ -345,12 +362,12 @@ def peer_curve(args, task: str, run: Path, env: dict) -> list[list]:
     (work / "config.yaml").write_text(config, encoding="utf-8")
     common = ["--config", str(work / "config.yaml"), "--data.model_dir", str(work)]
     started = time.time()
-    subprocess.run(
+    yoyodyne(
         [args.yoyodyne, "fit", *common, "--data.train", str(work / "train.tsv"),
          "--data.val", str(work / "dev.tsv"), "--checkpoint.dirpath", str(work / "checkpoints"),
          "--checkpoint.save_top_k", "-1", "--checkpoint.filename", "{epoch}",
          "--seed_everything", str(args.seed)],
-        check=True, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        work, env, "fit.log",
     )  # fmt: skip
     with next(work.glob("lightning_logs/*/metrics.csv")).open(encoding="utf-8") as handle:
         logged = [line for line in csv.DictReader(handle) if line.get("val_accuracy")]
@@ -358,10 +375,10 @@ def peer_curve(args, task: str, run: Path, env: dict) -> list[list]:
 
     def predict(checkpoint: Path, split: str) -> list[str]:
         path = work / f"{split}-{checkpoint.stem}.txt"
-        subprocess.run(
+        yoyodyne(
             [args.yoyodyne, "predict", *common, "--ckpt_path", str(checkpoint),
              "--data.predict", str(work / f"{split}.tsv"), "--prediction.path", str(path)],
-            check=True, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            work, env, "predict.log",
         )  # fmt: skip
         return path.read_text(encoding="utf-8").splitlines()
 
@@ -514,42 +531,63 @@ def main() -> None:
         figure(args.curve, args.out)
         return
     args.work = args.work.resolve()
-    if args.task == "nld3k":
-        nld3k(args)
-        return
+    try:
+        if args.task == "nld3k":
+            nld3k(args)
+        else:
+            run_tables(args, parser)
+    except PeerFailed as error:
+        parser.exit(1, f"peers.py: {error}\n")
+
+
+def run_tables(args, parser: argparse.ArgumentParser) -> None:
+    """The tables task: every (table, fold, architecture) not in --out yet, --jobs at once."""
     runs_path = args.runs or args.out.with_name("runs.tsv")
     systems = args.architectures.split(",")
     unknown = set(systems) - set(MODELS)
     if unknown:
         parser.error(f"unknown architectures: {', '.join(sorted(unknown))}")
-    found = tables(args.folder)
-    if args.tables:
-        found = {name: found[name] for name in args.tables.split(",")}
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    try:
+        found = tables(args.folder)
+        chosen = args.tables.split(",") if args.tables else list(found)
+        missing = [name for name in chosen if name not in found]
+        if missing:
+            parser.error(f"no such table in {args.folder}: {', '.join(missing)}")
+        read = {name: read_table(found[name]) for name in chosen}
+    except InputError as error:  # a bad table: one line, before anything runs
+        parser.exit(2, f"peers.py: {error}\n")
     done = set()
     if args.out.exists():
         with args.out.open(encoding="utf-8") as handle:
             rows = csv.DictReader(handle, delimiter="\t")
             done = {(r["table"], r["fold"], r["system"]) for r in rows}
-    todo = []  # (table, cells, entries, fold, system) not in --out yet
-    for name, path in found.items():
-        table = read_table(path)
-        entries = table.entries()
-        todo += [
-            (name, table.cells, entries, int(fold), system)
-            for fold in args.folds.split(",")
-            for system in systems
-            if (name, fold, f"yoyodyne-{system}") not in done
-        ]
-    pool = ThreadPoolExecutor(args.jobs)  # threads: the work is in yoyodyne's processes
-    try:
-        for finished in as_completed([pool.submit(run_fold, args, *job) for job in todo]):
+    todo = [  # (table, cells, entries, fold, system) not in --out yet
+        (name, table.cells, table.entries(), int(fold), system)
+        for name, table in read.items()
+        for fold in args.folds.split(",")
+        for system in systems
+        if (name, fold, f"yoyodyne-{system}") not in done
+    ]
+    failed: BaseException | None = None
+    with ThreadPoolExecutor(args.jobs) as pool:  # threads: the work is in yoyodyne's processes
+        futures = [pool.submit(run_fold, args, *job) for job in todo]
+        for finished in as_completed(futures):
+            if finished.cancelled():
+                continue
+            if finished.exception() is not None:  # stop the rest, keep the runs under way
+                failed = failed or finished.exception()
+                for future in futures:
+                    future.cancel()
+                continue
             result = finished.result()
             if result is not None:
                 append(args.out, OUT, result[0])
                 append(runs_path, RUNS, result[1])
                 print("\t".join(map(str, result[1])), flush=True)
-    finally:  # a failed run stops the rest
-        pool.shutdown(cancel_futures=True)
+    if failed is not None:
+        raise failed
 
 
 if __name__ == "__main__":
