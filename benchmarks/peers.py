@@ -64,7 +64,10 @@ the pairs, epochs, yoyodyne's best val_accuracy, the free-running dev accuracy a
 time, and each run's predictions (stem, cell, source cell, gold, guess) stay in
 ``WORK/TABLE-fFOLD-SYSTEM/test.tsv``. ``--jobs N`` runs N yoyodyne trainings at once (one
 thread each), in the order of the tables; the rows are appended as they finish. A failed
-training starts no more, and the rows of those under way are still written.
+training starts no more, and the rows of those under way are still written. A training
+keeps its latest state (``checkpoints/resume.ckpt``, every 50 batches or so) until it ends:
+a command stopped mid-training (a session's end) goes on from there when run again on the
+same files, and its wall time counts the stopped command's training up to that checkpoint.
 """
 
 from __future__ import annotations
@@ -132,6 +135,17 @@ CONFIG = BASE + """\
         patience: {patience}
 """
 
+# The tables' trainings also keep their latest state, every ceil(RESUME_BATCHES / batches
+# an epoch) epochs, so that a command stopped mid-training goes on from it.
+RESUME = """\
+    - class_path: lightning.pytorch.callbacks.ModelCheckpoint
+      init_args:
+        dirpath: {work}/checkpoints
+        filename: resume
+        every_n_epochs: {every}
+"""
+RESUME_BATCHES = 50
+
 OUT = ["table", "fold", "system", "acc", "mld"]
 RUNS = ["table", "fold", "system", "train_pairs", "dev_pairs", "test_cells", "epochs",
         "best_epoch", "patience", "val_accuracy",
@@ -173,37 +187,49 @@ def yoyodyne(command: list[str], work: Path, env: dict, log: str) -> None:
 
 def fit_and_predict(args, work: Path, system: str, train: str, dev: str, predict: str) -> dict:
     """Train one yoyodyne model on ``train`` (early stopping on ``dev``), predict ``predict``
-    with its best checkpoint; the guesses, the epochs and the wall times."""
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
-    for name, text in (("train.tsv", train), ("dev.tsv", dev), ("predict.tsv", predict)):
-        (work / name).write_text(text, encoding="utf-8")
+    with its best checkpoint; the guesses, the epochs and the wall times. A training that an
+    earlier command left unfinished in ``work``, on the same files, goes on from its last
+    resume checkpoint."""
     batches = math.ceil(train.count("\n") / 32)
     patience = max(args.patience, math.ceil(args.patience_steps / batches))
     config = CONFIG.format(
         model=MODELS[system], max_epochs=args.max_epochs, work=work, patience=patience
+    ) + RESUME.format(work=work, every=math.ceil(RESUME_BATCHES / batches))
+    files = {"train.tsv": train, "dev.tsv": dev, "predict.tsv": predict, "config.yaml": config}
+    resume, clock = work / "checkpoints/resume.ckpt", work / "fit-clock.json"
+    resumed = resume.exists() and clock.exists() and all(
+        (work / name).is_file() and (work / name).read_text(encoding="utf-8") == text
+        for name, text in files.items()
     )
-    (work / "config.yaml").write_text(config, encoding="utf-8")
+    carried = 0.0  # seconds of training the resume checkpoint holds
+    if resumed:
+        before = json.loads(clock.read_text(encoding="utf-8"))
+        carried = before["carried"] + max(0.0, resume.stat().st_mtime - before["started"])
+    else:
+        if work.exists():
+            shutil.rmtree(work)
+        work.mkdir(parents=True)
+        for name, text in files.items():
+            (work / name).write_text(text, encoding="utf-8")
     common = ["--config", str(work / "config.yaml"), "--data.model_dir", str(work)]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    started = time.perf_counter()
+    started = time.time()
+    clock.write_text(json.dumps({"started": started, "carried": carried}), encoding="utf-8")
     yoyodyne(
         [args.yoyodyne, "fit", *common, "--data.train", str(work / "train.tsv"),
          "--data.val", str(work / "dev.tsv"), "--checkpoint.dirpath", str(work / "checkpoints"),
-         "--seed_everything", str(args.seed)],
+         "--seed_everything", str(args.seed), *(["--ckpt_path", str(resume)] if resumed else [])],
         work, env, "fit.log",
     )  # fmt: skip
-    fitted = time.perf_counter()
+    fitted = time.time()
     yoyodyne(
         [args.yoyodyne, "predict", *common, "--ckpt_path", str(work / "checkpoints/best.ckpt"),
          "--data.predict", str(work / "predict.tsv"),
          "--prediction.path", str(work / "predictions.txt")],
         work, env, "predict.log",
     )  # fmt: skip
-    done = time.perf_counter()
-    with next(work.glob("lightning_logs/*/metrics.csv")).open(encoding="utf-8") as handle:
-        logged = [line for line in csv.DictReader(handle) if line.get("val_accuracy")]
+    done = time.time()
+    logged = validated(work)
     best = max(logged, key=lambda line: float(line["val_accuracy"]))  # the first best
     shutil.rmtree(work / "checkpoints")  # 10-50 MB a run; the predictions stay
     return {
@@ -211,10 +237,25 @@ def fit_and_predict(args, work: Path, system: str, train: str, dev: str, predict
         "epochs": len(logged),
         "best_epoch": int(best["epoch"]) + 1,
         "val_accuracy": float(best["val_accuracy"]),
-        "fit_seconds": fitted - started,
+        "fit_seconds": carried + fitted - started,
         "predict_seconds": done - fitted,
         "patience": patience,
     }
+
+
+def validated(work: Path) -> list[dict[str, str]]:
+    """The validation rows of a training's logs, an epoch each, in order: a resumed training
+    logs in a new version, whose rows replace the earlier versions' from its first epoch on."""
+    epochs: dict[int, dict[str, str]] = {}
+    versions = work.glob("lightning_logs/version_*/metrics.csv")
+    for metrics in sorted(versions, key=lambda path: int(path.parent.name.split("_")[1])):
+        with metrics.open(encoding="utf-8") as handle:
+            rows = [line for line in csv.DictReader(handle) if line.get("val_accuracy")]
+        if rows:
+            first = min(int(line["epoch"]) for line in rows)
+            epochs = {epoch: line for epoch, line in epochs.items() if epoch < first}
+            epochs.update((int(line["epoch"]), line) for line in rows)
+    return [epochs[epoch] for epoch in sorted(epochs)]
 
 
 def run_fold(args, name: str, cells: list[str], entries: list[Entry], fold: int, system: str):
