@@ -1,0 +1,115 @@
+"""benchmarks/peers.py, the harness of the peer's record, with a stand-in for yoyodyne: the
+source each held-out cell is predicted from, and a training stopped mid-way going on."""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from phonkit.data.table import read_table
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# A stand-in for yoyodyne's command line. fit: one validation row per epoch (val_accuracy
+# from ACCURACY), the log written after each epoch, the resume checkpoint after every second
+# one; with STOP_AT set and no --ckpt_path, it is killed after logging that epoch. predict:
+# each guess is its source form.
+YOYODYNE = """\
+import json, os, signal, sys
+from pathlib import Path
+
+ACCURACY = [0.0, 0.5, 0.5, 0.25, 1.0, 1.0]
+command, options = sys.argv[1], dict(zip(sys.argv[2::2], sys.argv[3::2]))
+if command == "predict":
+    rows = Path(options["--data.predict"]).read_text(encoding="utf-8").splitlines()
+    guesses = [row.split("\\t")[0] for row in rows]
+    Path(options["--prediction.path"]).write_text("\\n".join(guesses) + "\\n", encoding="utf-8")
+    sys.exit(0)
+work, checkpoints = Path(options["--data.model_dir"]), Path(options["--checkpoint.dirpath"])
+checkpoints.mkdir(exist_ok=True)
+first = 0
+if "--ckpt_path" in options:
+    first = json.loads(Path(options["--ckpt_path"]).read_text())["epoch"] + 1
+logs = work / "lightning_logs" / f"version_{len(list(work.glob('lightning_logs/*')))}"
+logs.mkdir(parents=True)
+lines = ["epoch,step,train_loss,val_accuracy"]
+for epoch in range(first, len(ACCURACY)):
+    lines += [f"{epoch},{epoch},0.5,", f"{epoch},{epoch},,{ACCURACY[epoch]}"]
+    (logs / "metrics.csv").write_text("\\n".join(lines) + "\\n", encoding="utf-8")
+    if ACCURACY[epoch] > max(ACCURACY[:epoch], default=-1):
+        (checkpoints / "best.ckpt").write_text(json.dumps({"epoch": epoch}))
+    if epoch % 2 == 0:
+        (checkpoints / "resume.ckpt").write_text(json.dumps({"epoch": epoch}))
+    if "--ckpt_path" not in options and str(epoch) == os.environ.get("STOP_AT"):
+        os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def run_peers(tmp_path: Path, stop_at: str | None = None) -> subprocess.CompletedProcess:
+    yoyodyne = tmp_path / "yoyodyne"
+    yoyodyne.write_text(f"#!{sys.executable}\n{YOYODYNE}", encoding="utf-8")
+    yoyodyne.chmod(0o755)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("STOP_AT", None)
+    if stop_at is not None:
+        env["STOP_AT"] = stop_at
+    command = [sys.executable, str(ROOT / "benchmarks/peers.py"), "tables", str(tmp_path),
+               "--work", str(tmp_path / "work"), "--yoyodyne", str(yoyodyne), "--architectures",
+               "soft", "--folds", "1", "--out", str(tmp_path / "out.tsv")]  # fmt: skip
+    return subprocess.run(command, env=env, capture_output=True, text=True)
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def write_twins(tmp_path: Path) -> None:
+    """A table whose first two cells are always the same form, the third another."""
+    stems = ["pata", "kilu", "soma", "rete", "nabu", "tiko", "lume", "dosa", "firu", "gane"]
+    lines = [f"{stem},{stem},{stem}ni" for stem in stems]
+    (tmp_path / "twins.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_each_held_out_cell_is_predicted_from_the_source_its_dev_stems_rank_first(tmp_path):
+    write_twins(tmp_path)
+    ended = run_peers(tmp_path)
+    assert ended.returncode == 0, ended.stderr
+    predicted = [
+        line.split("\t")
+        for line in (tmp_path / "work/twins-f1-soft/test.tsv").read_text().splitlines()
+    ]
+    twins = read_table(tmp_path / "twins.csv").cells[:2]
+    hits = 0
+    for _, cell, source, gold, guess in predicted:
+        if cell in twins:  # the other twin, the source of 100 % on dev, gives it
+            assert (source, guess) == ([twin for twin in twins if twin != cell][0], gold)
+            hits += 1
+        else:  # the third cell: no source gives it
+            assert guess != gold
+    assert 0 < hits < len(predicted)
+    [out] = rows(tmp_path / "out.tsv")
+    assert float(out["acc"]) == round(100 * hits / len(predicted), 2)
+    [run] = rows(tmp_path / "runs.tsv")
+    assert (run["epochs"], run["best_epoch"], run["val_accuracy"]) == ("6", "5", "100.00")
+
+
+def test_a_training_stopped_mid_way_goes_on_from_its_latest_state(tmp_path):
+    write_twins(tmp_path)
+    stopped = run_peers(tmp_path, stop_at="3")
+    assert stopped.returncode == 1
+    [line] = stopped.stderr.strip().splitlines()
+    assert "fit.log" in line and not (tmp_path / "out.tsv").exists()
+    again = run_peers(tmp_path)
+    assert again.returncode == 0, again.stderr
+    work = tmp_path / "work/twins-f1-soft"
+    # epochs 0-3 logged by the stopped command, 3-5 by the one that went on from epoch 2's
+    # checkpoint, whose epoch 3 replaces the stopped command's: six epochs
+    with (work / "lightning_logs/version_1/metrics.csv").open(encoding="utf-8") as handle:
+        assert next(csv.DictReader(handle))["epoch"] == "3"
+    [run] = rows(tmp_path / "runs.tsv")
+    assert (run["epochs"], run["best_epoch"]) == ("6", "5")
+    assert not (work / "checkpoints").exists()
