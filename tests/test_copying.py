@@ -5,7 +5,9 @@ and joins the model in ranking a run's candidates."""
 from __future__ import annotations
 
 import json
+import os
 import random
+import time
 
 import pytest
 import torch
@@ -126,3 +128,23 @@ def test_the_alignment_moves_as_its_table_of_offsets_says(cells, length):
     table = moves[:, offset_table(cells, length)]  # (examples, positions, positions)
     expected = torch.bmm(weight.unsqueeze(1), table)[:, 0]
     torch.testing.assert_close(moved(weight, moves, length), expected)
+
+
+def test_the_model_s_process_takes_the_copy_model_the_child_has_not_begun(tmp_path, monkeypatch):
+    from phonkit.tasks import copy_training
+
+    trained = tmp_path / "trained"
+
+    def save(run, number):  # the child's share is slow, the parent's quick
+        if os.getpid() != parent:
+            time.sleep(0.5)
+        with trained.open("a", encoding="utf-8") as handle:
+            handle.write(f"{number} {'parent' if os.getpid() == parent else 'child'}\n")
+
+    parent = os.getpid()
+    monkeypatch.setattr(copy_training, "save_copy_model", save)
+    beside = copy_training.CopyModelsBeside(None, [1, 2])
+    while beside.taken.value == 0:  # the child has begun copy model 1
+        time.sleep(0.01)
+    beside.end(None)
+    assert sorted(trained.read_text().splitlines()) == ["1 child", "2 parent"]

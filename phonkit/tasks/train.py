@@ -28,7 +28,7 @@ from phonkit.run.directory import Run, writing
 from phonkit.settings import SMALL, ModelConfig, TrainConfig, sized_settings
 from phonkit.settings import split as split_settings
 from phonkit.tasks.candidates import Rewrites
-from phonkit.tasks.copy_training import end_copy_models, start_copy_models, stop_copy_models
+from phonkit.tasks.copy_training import end_copy_models, start_copy_models
 from phonkit.tasks.evaluate import Evaluation, evaluate, selected_metrics
 
 
@@ -285,14 +285,15 @@ def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, f
     copying = start_copy_models(run, device)
     try:  # beside the copy models, one thread: a second would spin while they compute
         with (
-            one_thread() if copying else nullcontext(),
+            one_thread() if copying is not None else nullcontext(),
             TrainingProgress(
                 training.epochs, trainer.batches_per_epoch(), trainer.epoch
             ) as progress,
         ):
             trainer.fit(progress.advance, progress.report)
     except BaseException:
-        stop_copy_models(copying)
+        if copying is not None:
+            copying.stop()
         raise
     end_copy_models(run, copying)
     return finish_run(run, device)
