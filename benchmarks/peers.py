@@ -86,6 +86,7 @@ from pathlib import Path
 
 from rapidfuzz.distance import Levenshtein
 
+from phonkit.analysis.significance import permutation_test
 from phonkit.data.lexicon import Entry, segment
 from phonkit.data.table import fold_split, read_table
 from phonkit.errors import InputError
@@ -492,8 +493,10 @@ def figure(curve: Path, out: Path) -> None:
 def report(peer: Path, runs: Path, ours: Path) -> None:
     """A Markdown row per table that every peer architecture finished (a row for each fold
     phonkit ran): each system's ACC / MLD with the folds pooled, the peer's weighted by each
-    fold's held-out cells; then the mean over those tables. ``ours`` is the ``results.tsv``
-    that ``phonkit experiment report`` writes for the phonkit experiment."""
+    fold's held-out cells; then the mean over those tables, and how far phonkit's first
+    system is ahead of each peer architecture (tables ahead, tied, behind; the paired
+    permutation test over the tables). ``ours`` is the ``results.tsv`` that ``phonkit
+    experiment report`` writes for the phonkit experiment."""
 
     def rows(path: Path) -> list[dict[str, str]]:
         with path.open(encoding="utf-8") as handle:
@@ -524,6 +527,18 @@ def report(peer: Path, runs: Path, ours: Path) -> None:
         print(f"| {table}, {ran[table]} | " + " | ".join(values) + " |")
     means = [sum(scores[t, s][0] for t in complete) / max(1, len(complete)) for s in systems]
     print(f"| mean of the {len(complete)} | " + " | ".join(f"{m:.1f}" for m in means) + " |")
+    ours_first = ours_systems[0]
+    for system in peers:  # phonkit's first system against each peer architecture, by table
+        ahead = [scores[t, ours_first][0] - scores[t, system][0] for t in complete]
+        p_value = permutation_test(
+            [scores[t, ours_first][0] for t in complete], [scores[t, system][0] for t in complete]
+        )
+        print(
+            f"\n{ours_first} - {system}: {sum(ahead) / max(1, len(ahead)):+.1f} points over the "
+            f"{len(complete)} tables (ahead on {sum(d > 0 for d in ahead)}, tied on "
+            f"{sum(d == 0 for d in ahead)}, behind on {sum(d < 0 for d in ahead)}; paired "
+            f"permutation test over the tables, p = {p_value:.4f})"
+        )
 
 
 def main() -> None:

@@ -113,3 +113,29 @@ def test_a_training_stopped_mid_way_goes_on_from_its_latest_state(tmp_path):
     [run] = rows(tmp_path / "runs.tsv")
     assert (run["epochs"], run["best_epoch"]) == ("6", "5")
     assert not (work / "checkpoints").exists()
+
+
+def test_the_report_pools_the_folds_of_the_finished_tables_only(tmp_path):
+    def write(name: str, *lines: str) -> Path:
+        (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return tmp_path / name
+
+    soft = "yoyodyne-soft"
+    peer = write(
+        "tables.tsv", "table\tfold\tsystem\tacc\tmld", f"a\t1\t{soft}\t100.00\t0.0000",
+        f"a\t2\t{soft}\t0.00\t2.0000", f"b\t1\t{soft}\t50.00\t1.0000",
+    )  # fmt: skip
+    write("runs.tsv", "table\tfold\tsystem\ttest_cells", f"a\t1\t{soft}\t1",
+          f"a\t2\t{soft}\t3", f"b\t1\t{soft}\t2")  # fmt: skip
+    ours = write("results.tsv", "table\tsystem\ttest_cells\tacc\tmld",
+                 "a\tpi\t4\t75.00\t0.2500", "b\tpi\t4\t50.00\t0.5000")  # fmt: skip
+    command = [sys.executable, str(ROOT / "benchmarks/peers.py"), "report", str(peer),
+               "--phonkit", str(ours)]  # fmt: skip
+    told = subprocess.run(command, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True)  # fmt: skip
+    assert told.returncode == 0, told.stderr
+    lines = [line for line in told.stdout.splitlines() if line]
+    # table a: folds weighted by their held-out cells, (1 * 100 + 3 * 0) / 4; b lacks folds
+    assert lines[2] == "| a, 4 | 25.0 / 1.500 | 75.0 / 0.250 |"
+    assert lines[3] == "| mean of the 1 | 25.0 | 75.0 |"
+    assert lines[4].startswith("pi - yoyodyne-soft: +50.0 points over the 1 tables (ahead on 1")
