@@ -211,15 +211,18 @@ def fill(
     request: FillRequest | None = None,
     out: str | Path | None = None,
     force: bool = False,
+    resume: bool = False,
 ) -> FilledTable:
     """Fill the empty cells of a paradigm table (a :class:`ParadigmTable`, or a .csv/.tsv
     file read with :func:`phonkit.read_table`'s defaults) as ``phonkit fill`` does:
     settings by the table's size, the user's (``request.settings``) on top; the run goes to
-    ``out`` if given. ``FilledTable.forms()`` is the filled table, ``fillings`` each gap's
+    ``out`` if given (``resume``: go on with the run a stopped fill of the table left
+    there). ``FilledTable.forms()`` is the filled table, ``fillings`` each gap's
     hypotheses."""
     source = None if isinstance(table, ParadigmTable) else str(table)
     paradigm = table if isinstance(table, ParadigmTable) else read_table(str(table))
-    return fill_table(paradigm, request, Path(out) if out is not None else None, force, source)
+    path = Path(out) if out is not None else None
+    return fill_table(paradigm, request, path, force, source, resume)
 
 
 def experiment(

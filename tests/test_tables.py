@@ -166,6 +166,26 @@ def test_fill_keeps_its_run_for_the_other_commands(cli, gappy, tmp_path):
         assert result.code == 2 and "the run has no test cells" in result.err
 
 
+def test_a_stopped_fill_goes_on_with_resume_on_its_own_table_only(cli, gappy, tmp_path):
+    out = tmp_path / "run"
+    first = cli("fill", str(gappy), "--out", str(out), "--epochs", "3")
+    assert first.code == 0, first.err
+    for name in ("metrics.json", "copy-1.pt", "copy-2.pt"):  # stopped before it finished
+        (out / name).unlink(missing_ok=True)
+    again = cli("fill", str(gappy), "--out", str(out), "--resume")
+    assert (again.code, again.out) == (0, first.out), again.err
+    assert (out / "metrics.json").is_file()
+    finished = cli("fill", str(gappy), "--out", str(out), "--resume")  # fills, trains nothing
+    assert (finished.code, finished.out) == (0, first.out) and "training" not in finished.err
+    rows = [row(stem) for stem in STEMS]
+    rows[1][2] = ""
+    other = cli("fill", str(write_table(tmp_path / "other.csv", rows)), "--out", str(out),
+                "--resume")  # fmt: skip
+    assert other.code == 2 and "learnt from another table" in other.err
+    assert len(other.err.strip().splitlines()) == 1
+    assert cli("fill", str(gappy), "--resume").code == 2  # no --out
+
+
 def test_fill_of_a_full_table_writes_it_back_and_says_so(cli, tmp_path):
     path = write_table(tmp_path / "full.tsv", [row(stem) for stem in STEMS[:3]], "\t")
     result = cli("fill", str(path))

@@ -48,6 +48,13 @@ def fill(
         ),
     ] = None,
     force: Annotated[bool, typer.Option(help="Replace a run in --out.")] = False,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            help="Go on with the run in --out that a stopped fill of this table left, then "
+            "fill the gaps."
+        ),
+    ] = False,
     variant: Variant = "pi",
     transcriber: Transcribers = "none",
     device: Device = "auto",
@@ -66,7 +73,7 @@ def fill(
         raise InputError("--nbest N needs --long: a table holds one form per cell")
     paradigm = read_table(table, delimiter, header, stem_column)
     request = FillRequest(variant, dict(settings or {}), nbest, beam, device, transcriber)
-    filled = fill_table(paradigm, request, out, force, table)
+    filled = fill_table(paradigm, request, out, force, table, resume)
     if long:
         write = sys.stdout.write
         write("stem\tcell\tform\tscore\n")

@@ -19,6 +19,7 @@ from typing import Any
 from phonkit.data.corpora import CorpusRequest
 from phonkit.data.lexicon import Entry
 from phonkit.data.table import Gap, ParadigmTable
+from phonkit.errors import InputError
 from phonkit.model.device import choose_device, one_thread
 from phonkit.model.factory import load_model
 from phonkit.progress import say
@@ -76,10 +77,12 @@ def fill(
     out: Path | None = None,
     force: bool = False,
     source: str | None = None,
+    resume: bool = False,
 ) -> FilledTable:
     """Learn from ``table``'s known cells and predict its gaps; the run directory goes to
     ``out`` (kept) or to a temporary directory (removed). ``source`` names the table's file
-    in the run's settings."""
+    in the run's settings. With ``resume``, the run in ``out`` that a stopped ``fill`` of
+    the same table left goes on training, if it must, then fills the gaps."""
     request = request or FillRequest()
     gaps = table.gaps()
     if not gaps:
@@ -99,11 +102,35 @@ def fill(
     if not fillable:
         return FilledTable(table, [], unfillable)
     job = fill_job(table, request, source)
+    stopped: Run | None = None  # the run a stopped fill left, to go on with
+    if resume:
+        if out is None:
+            raise InputError("resume needs out, the run to go on with", setting=("resume", "out"))
+        if force:
+            raise InputError("give force or resume, not both", setting=("force", "resume"))
+        stopped = Run.open(out, finished=False)
+        check_same_table(stopped, table)
     threads = one_thread() if table.known() < SMALL else nullcontext()
     with _run_directory(out) as path, threads:
-        run, _ = train(job, path, force, lexicon=table.lexicon())
+        if stopped is not None and stopped.finished:  # stopped while it filled the gaps
+            run = Run.open(path)
+        else:
+            run, _ = train(job, path, force, resume, lexicon=table.lexicon())
         fillings = predict_gaps(run, table, fillable, request)
     return FilledTable(table, fillings, unfillable)
+
+
+def check_same_table(run: Run, table: ParadigmTable) -> None:
+    """A run goes on filling only the table it learnt from: the same known forms."""
+    learnt = sorted((e.lemma, e.bundle, e.form) for e in (x.entry for x in run.examples("train")))
+    known = sorted((e.lemma, e.bundle, e.form) for e in table.entries())
+    if learnt != known:
+        differ = len(set(learnt) ^ set(known))
+        raise InputError(
+            f"{run.path} learnt from another table than {table.name} ({differ} known forms "
+            "differ); fill it anew with force",
+            setting="force",
+        )
 
 
 def fill_job(table: ParadigmTable, request: FillRequest, source: str | None) -> TrainRequest:
