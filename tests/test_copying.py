@@ -144,7 +144,9 @@ def test_the_model_s_process_takes_the_copy_model_the_child_has_not_begun(tmp_pa
     parent = os.getpid()
     monkeypatch.setattr(copy_training, "save_copy_model", save)
     beside = copy_training.CopyModelsBeside(None, [1, 2])
+    begun = time.monotonic() + 30
     while beside.taken.value == 0:  # the child has begun copy model 1
+        assert time.monotonic() < begun and beside.child.is_alive()
         time.sleep(0.01)
     beside.end(None)
     assert sorted(trained.read_text().splitlines()) == ["1 child", "2 parent"]
