@@ -4,6 +4,8 @@ bfloat16 units), in one place for training, decoding, fitting and scoring."""
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 
@@ -58,9 +60,52 @@ def autocast(device: torch.device, precision: str = "auto"):
 def one_thread() -> Iterator[None]:
     """Torch on one CPU thread: a small table's batches are too small to share out, and a
     second thread only waits (spinning) for the first; the count is restored after."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
+    with threads(1):
+        yield
+
+
+@contextmanager
+def threads(count: int) -> Iterator[None]:
+    """Torch on ``count`` CPU threads; the count is restored after."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(count)
     try:
         yield
     finally:
-        torch.set_num_threads(threads)
+        torch.set_num_threads(before)
+
+
+SAMPLE_SECONDS = 0.1  # how long free_threads watches the other processes
+
+
+def free_threads() -> int:
+    """Torch's CPU threads less one for each core other processes keep busy (at least one),
+    watched for SAMPLE_SECONDS; all of them where that cannot be read (not Linux) or where
+    ``OMP_NUM_THREADS`` chose them. Each of torch's parallel steps waits for its slowest
+    thread, spinning: beside two busy processes, even at the lowest priority, two threads on
+    2 cores train several times slower than one (docs/benchmarks.md)."""
+    count = torch.get_num_threads()
+    if "OMP_NUM_THREADS" in os.environ or count < 2:
+        return count
+    before = _cpu_ticks()
+    time.sleep(SAMPLE_SECONDS)
+    after = _cpu_ticks()
+    if before is None or after is None or after[2] <= before[2]:
+        return count
+    busy, own, total = (now - then for now, then in zip(after, before, strict=True))
+    cores = os.cpu_count() or 1
+    others = max(0.0, (busy - own) / total * cores)
+    return max(1, min(count, cores - round(others)))
+
+
+def _cpu_ticks() -> tuple[int, int, int] | None:
+    """The machine's busy and total CPU ticks since boot (all cores), and this process's."""
+    try:
+        with open("/proc/stat", encoding="ascii") as handle:
+            ticks = [int(value) for value in handle.readline().split()[1:9]]
+        with open("/proc/self/stat", encoding="ascii") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+    except (OSError, ValueError, IndexError):
+        return None
+    idle = ticks[3] + ticks[4]  # idle, iowait
+    return sum(ticks) - idle, int(fields[11]) + int(fields[12]), sum(ticks)  # utime, stime

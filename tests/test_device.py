@@ -1,0 +1,58 @@
+"""The CPU threads a training takes: one fewer for each core other processes keep busy."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import torch
+
+from phonkit.model import device
+
+
+@pytest.fixture
+def two_cores(monkeypatch):
+    """Two cores, torch on two threads, and the CPU ticks ``watch`` gives over the sample."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    monkeypatch.setattr(device.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(device.time, "sleep", lambda seconds: None)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+
+    def watch(busy: int, own: int, total: int = 20) -> None:
+        ticks = iter([(1000, 50, 4000), (1000 + busy, 50 + own, 4000 + total)])
+        monkeypatch.setattr(device, "_cpu_ticks", lambda: next(ticks))
+
+    yield watch
+    torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize(
+    ("busy", "own", "free"),
+    [
+        (1, 0, 2),  # a quiet machine: both threads
+        (20, 0, 1),  # two busy processes: one thread, never none
+        (10, 0, 1),  # one busy process
+        (12, 10, 2),  # the busy ticks were this process's own
+    ],
+)
+def test_training_takes_the_cores_other_processes_leave(two_cores, busy, own, free):
+    two_cores(busy, own)
+    assert device.free_threads() == free
+
+
+def test_omp_num_threads_chooses_the_threads_itself(two_cores, monkeypatch):
+    two_cores(20, 0)
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    assert device.free_threads() == 2
+
+
+def test_this_process_s_own_ticks_are_read_from_proc():
+    before = device._cpu_ticks()
+    if before is None:  # not Linux: nothing to read, and all threads are kept
+        pytest.skip("no /proc")
+    spent = time.process_time() + 0.1
+    while time.process_time() < spent:  # a tenth of a second of this process's CPU
+        pass
+    busy, own, total = (now - then for now, then in zip(device._cpu_ticks(), before, strict=True))
+    assert own >= 5 and busy <= total  # at 100 ticks a second
