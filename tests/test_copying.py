@@ -131,17 +131,22 @@ def test_the_alignment_moves_as_its_table_of_offsets_says(cells, length):
 
 
 def test_the_model_s_process_takes_the_copy_model_the_child_has_not_begun(tmp_path, monkeypatch):
+    import multiprocessing
+
     from phonkit.tasks import copy_training
 
     trained = tmp_path / "trained"
+    parent = os.getpid()
+    taken = multiprocessing.get_context("fork").Event()  # the parent has taken its share
 
-    def save(run, number):  # the child's share is slow, the parent's quick
-        if os.getpid() != parent:
-            time.sleep(0.5)
+    def save(run, number):  # the child holds copy model 1 until the parent has taken 2
+        if os.getpid() == parent:
+            taken.set()
+        else:
+            assert taken.wait(30)
         with trained.open("a", encoding="utf-8") as handle:
             handle.write(f"{number} {'parent' if os.getpid() == parent else 'child'}\n")
 
-    parent = os.getpid()
     monkeypatch.setattr(copy_training, "save_copy_model", save)
     beside = copy_training.CopyModelsBeside(None, [1, 2])
     begun = time.monotonic() + 30
@@ -149,4 +154,5 @@ def test_the_model_s_process_takes_the_copy_model_the_child_has_not_begun(tmp_pa
         assert time.monotonic() < begun and beside.child.is_alive()
         time.sleep(0.01)
     beside.end(None)
+    assert beside.child.exitcode == 0
     assert sorted(trained.read_text().splitlines()) == ["1 child", "2 parent"]
