@@ -56,3 +56,22 @@ def test_this_process_s_own_ticks_are_read_from_proc():
         pass
     busy, own, total = (now - then for now, then in zip(device._cpu_ticks(), before, strict=True))
     assert own >= 5 and busy <= total  # at 100 ticks a second
+
+
+@pytest.mark.parametrize(
+    ("said", "messages"),
+    [("runs/x: busy: training", ["runs/x: busy: training on 1 thread(s)"]), ("", [])],
+)
+def test_shared_cpu_runs_on_the_free_threads(two_cores, caplog, said, messages):
+    two_cores(20, 0)
+    with caplog.at_level("INFO", logger="phonkit"), device.shared_cpu(torch.device("cpu"), said):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == 2
+    assert caplog.messages == messages  # decoding and scoring say nothing
+
+
+def test_shared_cpu_keeps_torch_s_threads_on_a_quiet_cpu(two_cores, caplog):
+    two_cores(1, 0)
+    with caplog.at_level("INFO", logger="phonkit"), device.shared_cpu(torch.device("cpu"), "x"):
+        assert torch.get_num_threads() == 2
+    assert caplog.messages == []

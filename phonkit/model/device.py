@@ -7,11 +7,12 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 
 import torch
 
 from phonkit.errors import InputError
+from phonkit.progress import say
 from phonkit.settings import PRECISIONS
 
 
@@ -76,6 +77,17 @@ def threads(count: int) -> Iterator[None]:
 
 
 SAMPLE_SECONDS = 0.1  # how long free_threads watches the other processes
+
+
+def shared_cpu(device: torch.device, said: str = "") -> AbstractContextManager[None]:
+    """On the CPU, torch on as many threads as other processes leave cores free
+    (:func:`free_threads`). ``said``, when given, is said on stderr with the count where it
+    is fewer than torch's: ``{said} on N thread(s)``."""
+    if device.type != "cpu" or (free := free_threads()) == torch.get_num_threads():
+        return nullcontext()
+    if said:
+        say(f"{said} on {free} thread(s)")
+    return threads(free)
 
 
 def free_threads() -> int:

@@ -20,7 +20,7 @@ from phonkit.data.corpora import CorpusRequest
 from phonkit.data.lexicon import Entry
 from phonkit.data.table import Gap, ParadigmTable
 from phonkit.errors import InputError
-from phonkit.model.device import choose_device, one_thread
+from phonkit.model.device import choose_device, one_thread, shared_cpu
 from phonkit.model.factory import load_model
 from phonkit.progress import say
 from phonkit.run.directory import Run
@@ -165,6 +165,8 @@ def predict_gaps(
     device = choose_device(request.device)
     predictor = Predictor(run, device, options, load_model(run, device))
     joiner = predictor.transcriber.joiner
+    with shared_cpu(device):  # a small table is already on one thread
+        predicted = predictor.predict(cells, table.name)
     return [
         Filling(
             gaps[one.index],
@@ -172,7 +174,7 @@ def predict_gaps(
             joiner.join(one.symbols or ()),
             None if one.nll is None else one.nll[1],
         )  # fmt: skip
-        for one in predictor.predict(cells, table.name)
+        for one in predicted
         if isinstance(one.rank, int)
     ]
 

@@ -4,7 +4,7 @@ trainer -> run directory -> scores. The CLI commands are thin wrappers of these 
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -20,10 +20,9 @@ from phonkit.data.tsv import format_rows
 from phonkit.errors import InputError
 from phonkit.model.device import (
     choose_device,
-    free_threads,
     one_thread,
     resolve_precision,
-    threads,
+    shared_cpu,
 )
 from phonkit.model.factory import load_model, run_model
 from phonkit.model.training import Checkpoint, Trainer, seed_everything
@@ -289,7 +288,8 @@ def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, f
         f"({sum(p.numel() for p in trainer.model.parameters()):,} parameters)"
     )
     copying = start_copy_models(run, device)
-    with shared_cpu(run, device) if copying is None else nullcontext():
+    busy = f"{run.path}: other processes keep CPU cores busy: training"
+    with shared_cpu(device, busy) if copying is None else nullcontext():
         try:  # beside the copy models, one thread: a second would spin while they compute
             with (
                 one_thread() if copying is not None else nullcontext(),
@@ -304,15 +304,6 @@ def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, f
             raise
         end_copy_models(run, copying)
         return finish_run(run, device)
-
-
-def shared_cpu(run: Run, device: torch.device) -> AbstractContextManager[None]:
-    """On the CPU, training and scoring on as many threads as the other processes leave
-    cores free (said on stderr when that is fewer than torch's count)."""
-    if device.type != "cpu" or (free := free_threads()) == torch.get_num_threads():
-        return nullcontext()
-    say(f"{run.path}: other processes keep CPU cores busy: training on {free} thread(s)")
-    return threads(free)
 
 
 def keeper(run: Run) -> Callable[[Checkpoint], None]:
