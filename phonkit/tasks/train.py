@@ -18,12 +18,7 @@ from phonkit.data.lexicon import DEFAULT_DECOMPOSITION, Lexicon
 from phonkit.data.split import HOLDS_NO_DEV, PROTOCOLS, Split, has_counts, stem_folds
 from phonkit.data.tsv import format_rows
 from phonkit.errors import InputError
-from phonkit.model.device import (
-    choose_device,
-    one_thread,
-    resolve_precision,
-    shared_cpu,
-)
+from phonkit.model.device import choose_device, one_thread, resolve_precision, shared_cpu
 from phonkit.model.factory import load_model, run_model
 from phonkit.model.training import Checkpoint, Trainer, seed_everything
 from phonkit.plugins import lookup
