@@ -4,7 +4,7 @@
 
 For every table of the folder and the held-out cells of its five folds (those of
 ``phonkit experiment tables``), the candidates ``model.candidates = analogy`` lets the model
-choose among (:meth:`phonkit.tasks.candidates.Rewrites.candidates`, learnt on the fold's
+choose among (:meth:`phonkit.tables.candidates.Rewrites.candidates`, learnt on the fold's
 training cells): the share of cells whose gold form is one of them (the best a model that
 only chooses can do), and the mean number of candidates. Prints a Markdown table and the
 means over tables. No training: seconds.
@@ -19,7 +19,7 @@ from phonkit.data.encoding import Example
 from phonkit.data.lexicon import segment
 from phonkit.data.table import FOLDS, fold_split, read_table
 from phonkit.experiments.paradigm_tables import tables
-from phonkit.tasks.candidates import Rewrites
+from phonkit.tables.candidates import Rewrites
 
 
 def coverage(path: Path, seed: int) -> tuple[int, int, int]:

@@ -30,11 +30,12 @@ from pathlib import Path
 import torch
 
 from phonkit.errors import InputError
-from phonkit.model.copying import CopyModel
-from phonkit.model.factory import load_model
 from phonkit.run.directory import Run, is_finished
-from phonkit.tasks.baseline import Edit, Symbols, apply
-from phonkit.tasks.candidates import Rewrites, known_forms, posterior, scored_by
+from phonkit.run.factory import load_model
+from phonkit.tables.candidates import Rewrites, known_forms
+from phonkit.tables.copy_training import train_copy_model
+from phonkit.tables.judges import posterior, scored_by
+from phonkit.tables.rewrites import Edit, Symbols, apply
 
 RULE = "model + copy 1 + copy 2 (the setting)"
 RULES = {  # rule: judges (0 the model, 1 and 2 the copy models)
@@ -105,7 +106,7 @@ def choices(run: Run, rules: dict[str, tuple[int, ...]], more: int) -> list[dict
         raise InputError(f"{run.path} has no two copy models (made with analogy+copy?)")
     paradigms = known_forms(run.examples("train"))
     seed = run.config.training.seed
-    rewrites.copies += [CopyModel.train(paradigms, seed + n) for n in range(2, more + 2)]
+    rewrites.copies += [train_copy_model(paradigms, seed + n) for n in range(2, more + 2)]
     examples = run.examples("test")
     candidates = [rewrites.candidates(e.entry.lemma, e.entry.bundle) for e in examples]
     found = []

@@ -19,7 +19,7 @@ from phonkit.data.lexicon import segment
 from phonkit.data.table import read_table
 from phonkit.errors import InputError
 from phonkit.experiments.paradigm_tables import tables
-from phonkit.model.copying import CopyModel
+from phonkit.tables.copy_training import train_copy_model
 
 
 def main() -> None:
@@ -38,7 +38,7 @@ def main() -> None:
         for entry in table.entries():
             paradigms.setdefault(entry.lemma, {})[entry.bundle] = segment(entry.form)
         start = time.perf_counter()
-        model = CopyModel.train(paradigms, args.seed)
+        model = train_copy_model(paradigms, args.seed)
         seconds = time.perf_counter() - start
         total += seconds
         forms = [form for paradigm in paradigms.values() for form in paradigm.values()]

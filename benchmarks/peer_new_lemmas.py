@@ -26,9 +26,9 @@ from pathlib import Path
 
 from peers import BASE  # this folder: the config every peer run shares
 
+from phonkit.metrics import Scored
 from phonkit.plugins import registry
 from phonkit.run.directory import Run
-from phonkit.tasks.metrics import Scored
 from phonkit.tasks.unseen import reveal
 
 CONFIG = BASE.format(model="SoftAttentionLSTMModel")

@@ -19,20 +19,19 @@ from phonkit.data.lexicon import Decomposition, Entry, parse_features, parse_lem
 from phonkit.data.table import ParadigmTable, read_table
 from phonkit.data.transcription import Transcriber
 from phonkit.errors import InputError
-from phonkit.experiments.launchers import Launch, Outcome
+from phonkit.jobs import Launch, Outcome, TrainRequest
+from phonkit.metrics import Metric
 from phonkit.model.device import choose_device
-from phonkit.model.factory import load_model
 from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup, registry
 from phonkit.run.config import RunConfig
 from phonkit.run.directory import Run
+from phonkit.run.factory import load_model
 from phonkit.settings import FitConfig
 from phonkit.tasks.evaluate import evaluate_run
 from phonkit.tasks.fill import FilledTable, FillRequest
 from phonkit.tasks.fill import fill as fill_table
-from phonkit.tasks.metrics import Metric
 from phonkit.tasks.predict import Cell, PredictOptions, Predictor, gold_examples
-from phonkit.tasks.train import TrainRequest
 from phonkit.tasks.train import train as train_job
 
 #: A row given to :meth:`Model.predict`: lemma, features (``"N;PL"`` or a sequence), and the

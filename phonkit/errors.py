@@ -1,8 +1,10 @@
-"""The error contract: bad input becomes one line on stderr and exit code 2."""
+"""The error contract: bad input becomes one line on stderr and exit code 2; a name that is
+not there is told with the closest names that are (:func:`closest`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Iterable, Sequence
 
 
 class InputError(Exception):
@@ -48,3 +50,20 @@ class Interrupted(Exception):
     def __init__(self, message: str, setting: Sequence[str] = ()):
         super().__init__(message)
         self.settings = tuple(setting)
+
+
+def closest(name: str, candidates: Iterable[str], limit: int = 3) -> list[str]:
+    """The ``limit`` candidates spelled most like ``name``, ignoring case and diacritics
+    (so ``agac`` finds ``ağaç``)."""
+    from rapidfuzz import fuzz, process  # imported only when a name is missing
+
+    found = process.extract(
+        name, list(candidates), scorer=fuzz.ratio, processor=unaccented, limit=limit
+    )
+    return [match for match, _, _ in found]
+
+
+def unaccented(text: str) -> str:
+    return "".join(
+        c for c in unicodedata.normalize("NFD", text.lower()) if not unicodedata.combining(c)
+    )

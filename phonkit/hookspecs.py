@@ -20,9 +20,9 @@ if TYPE_CHECKING:
     from phonkit.data.corpora import Corpus
     from phonkit.data.lexicon import Decomposition
     from phonkit.data.transcription import Transcriber
-    from phonkit.experiments.launchers import Launcher
+    from phonkit.jobs import Launcher
+    from phonkit.metrics import Metric
     from phonkit.model.phonology import Phonology
-    from phonkit.tasks.metrics import Metric
 
 hookspec = pluggy.HookspecMarker("phonkit")
 hookimpl = pluggy.HookimplMarker("phonkit")
@@ -51,7 +51,7 @@ def register_models(register: Callable[[type[Phonology]], None]) -> None:
     """Register model variants: subclasses of :class:`phonkit.model.phonology.Phonology`
     with a ``name`` and a ``description`` that implement ``context(morphemes)`` and
     ``emit(states, context)``; phonkit builds them as ``variant(n_symbols, n_morphemes,
-    ModelConfig)`` (:func:`phonkit.model.factory.build_model`)."""
+    ModelConfig)`` (:func:`phonkit.run.factory.build_model`)."""
 
 
 @hookspec
@@ -63,7 +63,7 @@ def register_decompositions(register: Callable[[Decomposition], None]) -> None:
 
 @hookspec
 def register_metrics(register: Callable[[Metric], None]) -> None:
-    """Register metrics (:class:`phonkit.tasks.metrics.Metric`): objects with ``name``,
+    """Register metrics (:class:`phonkit.metrics.Metric`): objects with ``name``,
     ``description``, ``higher_is_better`` (read by the experiments' significance tables to
     say which run is better) and ``item_scores(items) -> list[float]``, one score per held-out
     cell. The score over a set of cells is always the mean of the item scores (``score``,
@@ -74,7 +74,7 @@ def register_metrics(register: Callable[[Metric], None]) -> None:
 def register_launchers(register: Callable[[Launcher], None]) -> None:
     """Register experiment launchers, where the runs of ``phonkit experiment`` train: objects
     with ``name``, ``description`` and ``start(settings, jobs) -> Session``, the session
-    training the runs still to do (see :class:`phonkit.experiments.launchers.Launcher`)."""
+    training the runs still to do (see :class:`phonkit.jobs.Launcher`)."""
 
 
 @hookspec

@@ -178,8 +178,8 @@ BASES = {
     "transcribers": "phonkit.data.transcription:Transcriber",
     "decompositions": "phonkit.data.lexicon:Decomposition",
     "models": "phonkit.model.phonology:Phonology",
-    "metrics": "phonkit.tasks.metrics:Metric",
-    "launchers": "phonkit.experiments.launchers:Launcher",
+    "metrics": "phonkit.metrics:Metric",
+    "launchers": "phonkit.jobs:Launcher",
 }
 
 

@@ -176,10 +176,9 @@ def split(values: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 # --- the settings -------------------------------------------------------------------------
 
-CANDIDATES = ("model", "analogy", "analogy+copy")  # see phonkit.tasks.candidates
+CANDIDATES = ("model", "analogy", "analogy+copy")  # see phonkit.tables.candidates
 PRECISIONS = ("auto", "fp32", "bf16")
 SELECTIONS = ("loss", "acc")
-SMALL = 2_000  # training forms below which the settings by size apply (:func:`sized`)
 
 
 class Checked:
@@ -290,39 +289,3 @@ class FitConfig(Checked):
 
 GROUPS: dict[str, type] = {"model": ModelConfig, "training": TrainConfig, "fit": FitConfig}
 GROUP_NAMES = {kind: group for group, kind in GROUPS.items()}
-
-
-# --- settings by the size of the data -----------------------------------------------------
-# Below SMALL training forms the defaults above (chosen at the paper's scale, tens of
-# thousands of forms) are replaced by the rules of sized(); at or above it nothing changes.
-# The rules depend on the numbers of training forms and cells only, never on a table's name
-# or language (docs/small-data.md measures them on the textbook tables).
-
-# Cells (feature bundles) up to which the copy models judge: a copy model's memory holds a
-# place for every cell of a stem, so its cost grows with the paradigm (the textbook tables
-# have 2 to 13 cells; a UniMorph sample with ~70 took minutes where a table takes seconds).
-COPY_CELLS = 16
-
-
-# Training forms from which batches of 32 (not 16) keep a table's training to seconds: an
-# epoch is then still 5 to 60 updates (docs/small-data.md, "A budget of work").
-LARGER_BATCHES = 150
-
-
-def sized(forms: int, cells: int = 0) -> dict[str, Any]:
-    """The settings for ``forms`` training forms in ``cells`` cells that differ from the
-    defaults."""
-    if forms >= SMALL:
-        return {}
-    return {
-        "candidates": "analogy+copy" if cells <= COPY_CELLS else "analogy",
-        "dim": 128,
-        "epochs": 60,
-        "batch_size": 16 if forms < LARGER_BATCHES else 32,
-    }
-
-
-def sized_settings(forms: int, cells: int = 0) -> tuple[ModelConfig, TrainConfig]:
-    """The model and training settings for ``forms`` training forms in ``cells`` cells."""
-    parts = split(sized(forms, cells))
-    return ModelConfig(**parts["model"]), TrainConfig(**parts["training"])

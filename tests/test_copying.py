@@ -23,10 +23,12 @@ from phonkit.model.copying import (
     moved,
     offset_table,
     shared_part,
-    sized,
 )
 from phonkit.run.directory import Run
-from phonkit.tasks.candidates import posterior
+from phonkit.run.factory import load_copy_models
+from phonkit.tables.copy_training import train_copy_model
+from phonkit.tables.judges import posterior
+from phonkit.tables.sizes import copy_config
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +37,7 @@ def harmony() -> CopyModel:
     paradigms = {
         r[0]: {cell: segment(f) for cell, f in zip("12", r, strict=True) if f} for r in rows
     }
-    return CopyModel.train(paradigms, seed=1)
+    return train_copy_model(paradigms, seed=1)
 
 
 def test_copy_model_copies_the_stem_and_chooses_the_affix_by_its_vowels(harmony):
@@ -62,12 +64,12 @@ def test_copy_model_reloads_with_the_same_judgement(harmony):
 
 
 def test_sized_copy_settings_follow_the_table_size():
-    small = sized([[("a",), ("a", "b")]] * 5, seed=3)
+    small = copy_config([[("a",), ("a", "b")]] * 5, seed=3)
     assert (small.hallucinated, small.content, small.seed) == (1.0, False, 3)
-    big = sized([[("a",)] * 4] * 50, seed=1)  # 200 forms, 4 per stem, 50 stems
+    big = copy_config([[("a",)] * 4] * 50, seed=1)  # 200 forms, 4 per stem, 50 stems
     assert big.content and big.hallucinated == pytest.approx(100 / 200)
     assert big.steps == 80 and big.stems_per_batch == 12
-    bigger = sized([[("a",)] * 4] * 100, seed=1)  # 400 forms: half the updates
+    bigger = copy_config([[("a",)] * 4] * 100, seed=1)  # 400 forms: half the updates
     assert bigger.steps == 40 and bigger.stems_per_batch == 12
 
 
@@ -90,7 +92,7 @@ def test_fill_with_the_copy_model_keeps_it_in_the_run(cli, tmp_path):
     result = cli("fill", str(path), "--candidates", "analogy+copy", "--out", str(out))
     assert result.code == 0, result.err
     assert json.loads((out / "config.json").read_text())["model"]["candidates"] == "analogy+copy"
-    assert len(Run(out).copy_models()) == 2 and not Run(out).missing_copy_models()
+    assert len(load_copy_models(Run(out))) == 2 and not Run(out).missing_copy_models()
     filled = [line.split(",")[1] for line in result.out.splitlines()[16:]]
     assert all(form.endswith(("lar", "ler")) for form in filled)
     again = cli("predict", "-m", str(out), stdin=b"17\t2\t\n")  # araba
@@ -104,7 +106,7 @@ def test_copy_candidates_are_a_choice_of_the_candidates_setting(cli, tmp_path):
 
 
 def test_copy_models_judge_small_sets_of_table_sized_paradigms_only():
-    from phonkit.settings import sized as sized_settings
+    from phonkit.tables.sizes import sized as sized_settings
 
     assert sized_settings(300, 13)["candidates"] == "analogy+copy"  # a textbook table
     assert sized_settings(200, 70)["candidates"] == "analogy"  # a UniMorph sample
@@ -112,8 +114,8 @@ def test_copy_models_judge_small_sets_of_table_sized_paradigms_only():
 
 
 def test_a_larger_table_trains_with_larger_batches():
-    from phonkit.settings import LARGER_BATCHES
-    from phonkit.settings import sized as sized_settings
+    from phonkit.tables.sizes import LARGER_BATCHES
+    from phonkit.tables.sizes import sized as sized_settings
 
     assert sized_settings(LARGER_BATCHES - 1)["batch_size"] == 16
     assert sized_settings(LARGER_BATCHES)["batch_size"] == 32  # Odden's Turkish: 298 forms
@@ -133,7 +135,7 @@ def test_the_alignment_moves_as_its_table_of_offsets_says(cells, length):
 def test_the_model_s_process_takes_the_copy_model_the_child_has_not_begun(tmp_path, monkeypatch):
     import multiprocessing
 
-    from phonkit.tasks import copy_training
+    from phonkit.tables import copy_training
 
     trained = tmp_path / "trained"
     parent = os.getpid()

@@ -15,8 +15,8 @@ from phonkit.data.split import frequency_sample
 from phonkit.errors import InputError
 from phonkit.experiments import curve
 from phonkit.experiments.runner import with_configs
-from phonkit.settings import sized
-from phonkit.tasks.train import TrainRequest
+from phonkit.jobs import TrainRequest
+from phonkit.tables.sizes import settings_for, sized
 
 TINY = ["--dim", "16", "--epochs", "1", "--batch-size", "32"]
 
@@ -296,10 +296,10 @@ def test_celex_learning_curve_end_to_end(cli, tmp_path, monkeypatch):
 def test_the_curves_runs_take_the_settings_of_their_size():
     base = with_configs(TrainRequest(settings={"patience": 10, "dim": 16}), sized=True)
     job = curve.plan([400], 1, ["pi"], base)[0].job
-    model, training = job.configs(400, 25)  # as its run counts them
+    model, training = settings_for(job, 400, 25)  # as its run counts them
     assert (model.candidates, model.dim) == ("analogy", 16)
     assert (training.patience, training.epochs) == (10, sized(400)["epochs"])
-    model, _ = job.configs(3_000, 25)
+    model, _ = settings_for(job, 3_000, 25)
     assert model.candidates == "model"
 
 

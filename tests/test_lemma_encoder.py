@@ -11,10 +11,10 @@ from conftest import TINY, sample_lines
 from phonkit.data.encoding import Example, Vocabularies, encode, encode_morphemes
 from phonkit.data.lexicon import UNK_ID, Entry
 from phonkit.errors import InputError
-from phonkit.model.factory import load_model
 from phonkit.model.fitting import fit_lemmas
 from phonkit.model.lemma_encoder import has_lemma_encoder
 from phonkit.run.directory import Run
+from phonkit.run.factory import load_model
 from phonkit.settings import FitConfig, ModelConfig
 
 

@@ -2,8 +2,8 @@ import json
 
 import pytest
 
+from phonkit.metrics import Scored
 from phonkit.plugins import registry
-from phonkit.tasks.metrics import Scored
 
 ITEMS = [
     Scored(tuple("evler"), tuple("evler"), 0.1),

@@ -16,9 +16,10 @@ from phonkit.data.transcription import read_words
 from phonkit.default_plugins.launchers import Local
 from phonkit.errors import InputError
 from phonkit.experiments.unimorph import languages
+from phonkit.jobs import TrainRequest
 from phonkit.progress import StderrHandler, say
 from phonkit.run.directory import Run
-from phonkit.tasks.train import TrainRequest, choose_transcriber, split_examples
+from phonkit.tasks.train import choose_transcriber, split_examples
 
 
 def raised(call, *args, **kwargs) -> InputError:

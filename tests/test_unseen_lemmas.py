@@ -10,11 +10,12 @@ from conftest import TINY, sample_lines
 from phonkit.data.encoding import Example, encode, encode_morphemes
 from phonkit.data.lexicon import Entry, PerFeature
 from phonkit.model.decoding import beam_search, decode, total_nll
-from phonkit.model.factory import load_model
 from phonkit.model.fitting import fit_lemmas
 from phonkit.run.directory import Run
+from phonkit.run.factory import load_model
 from phonkit.settings import FitConfig
-from phonkit.tasks.baseline import EditBaseline, apply, edit
+from phonkit.tables.rewrites import apply, edit
+from phonkit.tasks.baseline import EditBaseline
 from phonkit.tasks.unseen import reveal, score_unseen
 
 

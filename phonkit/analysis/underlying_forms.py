@@ -13,11 +13,10 @@ import torch
 from phonkit.analysis.figures import pyplot, save
 from phonkit.analysis.vowels import ATTRIBUTES, VOWELS, attributes
 from phonkit.data.lexicon import FEATURE, LEMMA
-from phonkit.errors import InputError
-from phonkit.model.factory import load_model
+from phonkit.errors import InputError, closest
 from phonkit.model.lemma_encoder import has_lemma_encoder
 from phonkit.run.directory import Run
-from phonkit.views.patterns import closest
+from phonkit.run.factory import load_model
 
 KINDS = {LEMMA: "stem", FEATURE: "feature"}  # a morpheme's kind by the prefix of its name
 

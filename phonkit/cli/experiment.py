@@ -28,7 +28,7 @@ from phonkit.cli.settings import setting_options
 from phonkit.data.corpora import CorpusRequest
 from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.errors import InputError
-from phonkit.experiments.launchers import Launch
+from phonkit.jobs import Launch
 
 CELEX = {"batch_size": 32, "patience": 10}  # the learning curve's own defaults
 
@@ -75,7 +75,7 @@ def _launch(_: dict[str, Any], jobs: int, launcher: str, launcher_setting: list[
 
 
 #: Gives a command the options of :data:`LAUNCH` in the place of its parameter ``launch``,
-#: which receives them as a :class:`~phonkit.experiments.launchers.Launch`.
+#: which receives them as a :class:`~phonkit.jobs.Launch`.
 launch_options = gathered("launch", LAUNCH, _launch)
 
 
@@ -105,7 +105,8 @@ def unimorph(
     and seed), then per-language and average ACC/MLD/NLL beside the paper's figures, and
     paired permutation tests between the variants. Finished runs are reused."""
     from phonkit.experiments import unimorph
-    from phonkit.tasks.train import TrainRequest, choose_transcriber
+    from phonkit.jobs import TrainRequest
+    from phonkit.tasks.train import choose_transcriber
 
     at_least_one(max_entries=max_entries, permutations=permutations)
     base = TrainRequest(
@@ -154,7 +155,8 @@ def celex(
     tables and a three-panel figure. Works on any corpus with counts (--corpus tsv --path
     FILE --columns lemma,form,features,count). Finished runs are reused."""
     from phonkit.experiments import curve
-    from phonkit.tasks.train import TrainRequest, choose_transcriber
+    from phonkit.jobs import TrainRequest
+    from phonkit.tasks.train import choose_transcriber
 
     at_least_one(draws=draws)
     base = TrainRequest(
@@ -194,7 +196,7 @@ def tables(
     MLD per table, means, tables won and lost against the analogy. Finished runs are
     reused."""
     from phonkit.experiments import paradigm_tables
-    from phonkit.tasks.train import TrainRequest
+    from phonkit.jobs import TrainRequest
 
     at_least_one(permutations=permutations)
     given = (settings or {}) | {"seed": seed}

@@ -100,8 +100,9 @@ def train(
     With no arguments: the position-independent model on the bundled Turkish sample. Below
     2,000 training forms the model and training settings not given are chosen by the data's
     size (docs/small-data.md)."""
+    from phonkit.jobs import TrainRequest
     from phonkit.progress import metrics_table, say
-    from phonkit.tasks.train import TrainRequest, choose_transcriber
+    from phonkit.tasks.train import choose_transcriber
     from phonkit.tasks.train import train as train_job
 
     at_least_one(k=k, draw=draw, max_entries=max_entries)
@@ -236,9 +237,9 @@ def evaluate(
     (with --unseen-lemmas: known<TAB>system<TAB>metric<TAB>value)."""
     from phonkit.data.tsv import format_rows, write_atomic
     from phonkit.model.device import choose_device, shared_cpu
-    from phonkit.model.factory import load_model
     from phonkit.progress import metrics_table
     from phonkit.run.directory import Run
+    from phonkit.run.factory import load_model
     from phonkit.tasks.evaluate import evaluate_run
     from phonkit.tasks.predict import read_gold
 

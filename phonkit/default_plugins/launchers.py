@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from phonkit.errors import InputError
-from phonkit.experiments.launchers import read_settings
 from phonkit.hookspecs import hookimpl
+from phonkit.jobs import read_settings
 
 if TYPE_CHECKING:  # the runner imports torch: only when runs train, not when plugins load
-    from phonkit.experiments.launchers import Outcome, Planned
+    from phonkit.jobs import Outcome, Planned
 
 
 @dataclass

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from rapidfuzz.distance import Levenshtein
 
 from phonkit.hookspecs import hookimpl
-from phonkit.tasks.metrics import Metric, Scored
+from phonkit.metrics import Metric, Scored
 
 
 class Accuracy(Metric):

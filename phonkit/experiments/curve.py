@@ -13,7 +13,6 @@ from phonkit.analysis.figures import pyplot, save
 from phonkit.data.lexicon import Lexicon
 from phonkit.data.split import drawable
 from phonkit.data.tsv import write_atomic
-from phonkit.experiments.launchers import Outcome, Planned
 from phonkit.experiments.runner import (
     Group,
     Launch,
@@ -23,10 +22,10 @@ from phonkit.experiments.runner import (
     with_configs,
 )
 from phonkit.experiments.tables import figure, markdown, mean_std, show, write_table
+from phonkit.jobs import Outcome, Planned, TrainRequest
 from phonkit.plugins import lookup
 from phonkit.progress import say
 from phonkit.run.directory import Run
-from phonkit.tasks.train import TrainRequest
 
 METRICS = ("acc", "mld", "nll")
 LABELS = {"acc": "ACC (%)", "mld": "MLD (symbols)", "nll": "NLL (nats per symbol)"}
@@ -51,7 +50,7 @@ def run(
 ) -> list[Outcome]:
     """The learning curve in ``out``: for each k of ``sizes``, ``draws`` k-samples of
     ``base``'s corpus, every variant trained on each with the settings of its size
-    (:func:`phonkit.settings.sized`, as ``phonkit train --k`` chooses them) and ``base``'s
+    (:func:`phonkit.tables.sizes.sized`, as ``phonkit train --k`` chooses them) and ``base``'s
     settings on top, then the report; the runs that failed or were skipped."""
     base = with_configs(base, sized=True)
     check_sizes(lookup("corpora", base.corpus).read(base.request), sizes)  # before any run

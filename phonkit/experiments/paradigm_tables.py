@@ -2,7 +2,7 @@
 
 Five folds over stems (:func:`phonkit.data.table.fold_split`): each test stem with at least
 two known cells loses one of them, the rest of the table trains, with the settings its size
-gives (:func:`phonkit.settings.sized`) — as ``phonkit fill`` would fill it. One run per
+gives (:func:`phonkit.tables.sizes.sized`) — as ``phonkit fill`` would fill it. One run per
 (table, fold, variant); the baselines of :mod:`phonkit.tasks.baseline` (the affix-rewrite
 analogy, copying the nearest known form) fill the same held-out cells. The report pools each
 table's folds: ACC and MLD per table and system, the mean over tables, the tables each
@@ -24,7 +24,6 @@ from phonkit.data.lexicon import segment
 from phonkit.data.table import FOLDS, ParadigmTable, fold_split, read_table
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
-from phonkit.experiments.launchers import Outcome, Planned
 from phonkit.experiments.runner import (
     Group,
     Launch,
@@ -33,9 +32,9 @@ from phonkit.experiments.runner import (
     run_experiment,
 )
 from phonkit.experiments.tables import markdown, mean_std, p_value, show, write_table
+from phonkit.jobs import Outcome, Planned, TrainRequest
 from phonkit.plugins import lookup
 from phonkit.tasks.baseline import TABLE_BASELINES
-from phonkit.tasks.train import TrainRequest
 
 SUFFIXES = (".csv", ".tsv")
 REFERENCE = "analogy"  # the baseline every variant is judged against

@@ -1,5 +1,5 @@
 """Many training runs as one experiment: resumable, trained by a launcher (by default local
-processes; see :mod:`phonkit.experiments.launchers`), with overall progress on stderr.
+processes; see :mod:`phonkit.jobs`), with overall progress on stderr.
 
 An experiment directory holds ``experiment.json`` (its kind and settings), ``runs/NAME/``
 (one run directory per planned run), ``logs/NAME.log`` (each run's own messages) and
@@ -27,15 +27,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
-from phonkit.experiments.launchers import Launch, Outcome, Planned, Session
+from phonkit.jobs import Launch, Outcome, Planned, Session, TrainRequest
 from phonkit.model.device import choose_device
 from phonkit.plugins import lookup
 from phonkit.progress import bars, say, show_messages
 from phonkit.run.directory import Run, clear, is_finished, is_run
 from phonkit.run.lock import RunLock
-from phonkit.settings import SMALL
+from phonkit.tables.sizes import SMALL, settings_for
 from phonkit.tasks.evaluate import selected_metrics
-from phonkit.tasks.train import TrainRequest, start_run, train_run
+from phonkit.tasks.train import start_run, train_run
 
 MANIFEST = "experiment.json"
 OUTCOMES = "outcomes.json"
@@ -85,15 +85,15 @@ def with_configs(base: TrainRequest, sized: bool = False) -> TrainRequest:
     settings made explicit (the declared defaults, ``base.settings`` on top), so that each
     run of an experiment has the same settings whatever its data's size; with ``sized``,
     each run takes the settings of its own data's size instead, as ``phonkit train`` would
-    (:func:`phonkit.settings.sized`, ``base.settings`` on top)."""
+    (:func:`phonkit.tables.sizes.sized`, ``base.settings`` on top)."""
     metrics = base.metrics
     if metrics is not None:
         chosen = list(selected_metrics(metrics))
         metrics = chosen + [m for m in SCORED if m not in chosen]
     if sized:
-        base.configs(SMALL)  # a bad setting fails before any run
+        settings_for(base, SMALL)  # a bad setting fails before any run
         return replace(base, metrics=metrics)
-    model, training = base.configs(SMALL)
+    model, training = settings_for(base, SMALL)
     return replace(base, model=model, training=training, settings={}, metrics=metrics)
 
 

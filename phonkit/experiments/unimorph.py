@@ -18,7 +18,6 @@ from phonkit.analysis.significance import PERMUTATIONS, compare
 from phonkit.data.corpora import LANGUAGES, CorpusRequest
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
-from phonkit.experiments.launchers import Outcome, Planned
 from phonkit.experiments.paper import PAPER
 from phonkit.experiments.runner import (
     Launch,
@@ -28,9 +27,9 @@ from phonkit.experiments.runner import (
     with_configs,
 )
 from phonkit.experiments.tables import figure, markdown, mean_std, p_value, show, write_table
+from phonkit.jobs import Outcome, Planned, TrainRequest
 from phonkit.plugins import lookup
 from phonkit.settings import TrainConfig
-from phonkit.tasks.train import TrainRequest
 
 METRICS = ("acc", "mld", "nll")
 SOURCES = {"unimorph": "UniMorph", "conll2017": "CoNLL-2017"}

@@ -15,10 +15,11 @@ forms per stem, or with shifts that depend on the decoder state on the others. I
 likelihood is exact (the forward algorithm), and ``ctx`` is the expected memory state: an
 alignment in the spirit of Wu & Cotterell's exact hard monotonic attention (ACL 2019).
 
-It trains for a budget of updates set by the table's size (:func:`sized`), on whole stems
-with now and then only some of their other forms readable, and on hallucinated stems (the
+It trains for a budget of updates set by the table's size
+(:func:`phonkit.tables.sizes.copy_config`), on whole stems with now and then only some of
+their other forms readable, and on hallucinated stems (the
 part a real stem's forms share replaced by random symbols, after Anastasopoulos & Neubig,
-EMNLP 2019) for the smallest tables. :mod:`phonkit.tasks.candidates` averages its posterior
+EMNLP 2019) for the smallest tables. :mod:`phonkit.tables.judges` averages its posterior
 over a gap's analogy candidates with the model's and another copy model's.
 docs/small-data.md measures it.
 """
@@ -26,7 +27,6 @@ docs/small-data.md measures it.
 from __future__ import annotations
 
 import functools
-import math
 import random
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -53,7 +53,8 @@ OFFSETS = BACK + AHEAD + 2  # and one to another form
 
 @dataclass(frozen=True)
 class CopyConfig:
-    """Settings of one copy model (chosen by :func:`sized`, stored with its weights)."""
+    """Settings of one copy model (chosen by :func:`phonkit.tables.sizes.copy_config`,
+    stored with its weights)."""
 
     stems_per_batch: int = 8
     steps: int = 80
@@ -71,33 +72,7 @@ class CopyConfig:
     subset: float = 0.5  # chance that only some of the other forms are readable
     kept_at_junction: int = 1  # symbols a hallucinated stem keeps next to an affix
     extra_length: int = 6  # a decoded form is at most this longer than its longest source
-
-
-UPDATE_BUDGET = 16_000  # at most this many updates x forms: fewer updates above 200 forms
-
-
-def sized(table: Sequence[Sequence[Symbols]], seed: int) -> CopyConfig:
-    """The settings for a table (rows of forms, ``()`` where unknown), by its size only:
-    ~4,000 example passes, at most 80 updates and at most :data:`UPDATE_BUDGET` / forms
-    (so that a large table trains in seconds too), batches of whole stems with ~48 forms,
-    hallucination for tables under 100 forms, and content in the alignment's moves from
-    3.5 forms per stem on 10 or more stems."""
-    forms = sum(1 for row in table for form in row if form)
-    stems = sum(1 for row in table if any(row))
-    per_stem = forms / max(1, stems)
-    hallucinated = min(1.0, 100 / max(1, forms))
-    per_batch = max(1, round(48 / per_stem))
-    epochs = 4_000 / (forms * (1 + hallucinated))
-    steps = int(
-        min(80, UPDATE_BUDGET / forms, epochs * math.ceil(stems * (1 + hallucinated) / per_batch))
-    )
-    return CopyConfig(
-        stems_per_batch=per_batch,
-        steps=max(1, steps),
-        hallucinated=hallucinated,
-        content=per_stem >= 3.5 and stems >= 10,
-        seed=seed,
-    )
+    shift: tuple[float, ...] = (0.0,) * OFFSETS  # the alignment's moves before training
 
 
 @dataclass
@@ -124,8 +99,7 @@ class CopyNet(nn.Module):
         self.decoder = nn.LSTM(e + d, h, batch_first=True)
         self.key = nn.Linear(2 * h, h + d, bias=False)
         self.gate = nn.Linear(h + 2 * h + d, 1)
-        # the alignment starts out favouring "move one symbol on"
-        self.shift = nn.Parameter(torch.tensor([-1, -1, -1, 0, 2, -0.5, -1, -1, -1, -2]))
+        self.shift = nn.Parameter(torch.tensor(config.shift, dtype=torch.float))
         self.shift_h = nn.Linear(h, OFFSETS)
         nn.init.zeros_(self.shift_h.weight)
         nn.init.zeros_(self.shift_h.bias)
@@ -278,13 +252,12 @@ class CopyModel:
 
     # -- training ----------------------------------------------------------------------------
     @classmethod
-    def train(cls, paradigms: Mapping[str, Paradigm], seed: int) -> CopyModel:
-        """A copy model trained on the known forms of each stem (by cell)."""
-        cells = sorted({cell for paradigm in paradigms.values() for cell in paradigm})
-        table = [[paradigm.get(cell, ()) for cell in cells] for paradigm in paradigms.values()]
+    def train(cls, cells: Sequence[str], table: list[list[Symbols]], config: CopyConfig):
+        """A copy model trained on ``table``, the known forms of each stem (a row) in each of
+        ``cells`` (``()`` where unknown)."""
         frequency = Counter(symbol for row in table for form in row for symbol in form)
-        with alone(seed):
-            model = cls(sized(table, seed), sorted(frequency), cells)
+        with alone(config.seed):
+            model = cls(config, sorted(frequency), cells)
             model.fit(table, frequency)
         return model
 
@@ -437,10 +410,18 @@ class CopyModel:
 
     @classmethod
     def from_state(cls, state: Mapping[str, Any]) -> CopyModel:
-        model = cls(CopyConfig(**state["config"]), state["symbols"], state["cells"])
+        settings = dict(state["config"])
+        settings["shift"] = tuple(settings.get("shift", CopyConfig.shift))  # stored as a list
+        model = cls(CopyConfig(**settings), state["symbols"], state["cells"])
         model.net.load_state_dict(state["weights"])
         model.net.eval()
         return model
+
+
+def rows_of(paradigms: Mapping[str, Paradigm]) -> tuple[list[str], list[list[Symbols]]]:
+    """The cells (sorted) and the rows of forms (``()`` where unknown) of known paradigms."""
+    cells = sorted({cell for paradigm in paradigms.values() for cell in paradigm})
+    return cells, [[paradigm.get(cell, ()) for cell in cells] for paradigm in paradigms.values()]
 
 
 @functools.cache

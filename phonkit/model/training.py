@@ -18,7 +18,7 @@ from phonkit.model.adam import Adam, HalvingOnPlateau
 from phonkit.model.decoding import decode, surprisal, token_nll
 from phonkit.model.device import autocast
 from phonkit.model.phonology import Phonology
-from phonkit.settings import SMALL, TrainConfig
+from phonkit.settings import TrainConfig
 
 
 def seed_everything(seed: int) -> None:
@@ -67,7 +67,9 @@ def keep_nothing(checkpoint: Checkpoint) -> None:
 
 class Trainer:
     """Trains a model on encoded data, handing a :class:`Checkpoint` to ``checkpoint`` after
-    each epoch (a run directory stores it; ``where`` names it in messages)."""
+    each epoch (a run directory stores it; ``where`` names it in messages). ``light``:
+    phonkit's own Adam (:mod:`phonkit.model.adam`) rather than torch.optim's fused one, whose
+    import costs more than training small data does."""
 
     def __init__(
         self,
@@ -79,6 +81,7 @@ class Trainer:
         max_length: int,
         checkpoint: Callable[[Checkpoint], None] = keep_nothing,
         where: str | None = None,
+        light: bool = True,
     ):
         self.checkpoint = checkpoint
         self.where = where
@@ -92,7 +95,7 @@ class Trainer:
         self.total_tokens = float(train.lengths.sum())
         self.optimizer: Any
         self.scheduler: Any
-        if len(train) < SMALL:  # torch.optim's import would cost more than the training
+        if light:  # on small data torch.optim's import costs more than the training
             self.optimizer = Adam(self.parameter_groups())
             self.scheduler = HalvingOnPlateau(self.optimizer, config.patience)
         else:

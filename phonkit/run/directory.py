@@ -27,7 +27,6 @@ from phonkit.data.lexicon import Decomposition, Entry
 from phonkit.data.transcription import Transcriber
 from phonkit.data.tsv import format_rows, read_rows, write_atomic
 from phonkit.errors import InputError, Interrupted, at
-from phonkit.model.copying import CopyModel
 from phonkit.plugins import lookup
 from phonkit.run.config import (
     CONFIG,
@@ -243,10 +242,11 @@ class Run:
     def save_weights(self, state: Any) -> None:
         self.save_torch(WEIGHTS, state)
 
-    def copy_models(self) -> list[CopyModel]:
-        """The run's copy models trained so far (none for a run without them)."""
+    def copy_model_states(self) -> list[Any]:
+        """The stored states of the run's copy models trained so far (none for a run without
+        them); :func:`phonkit.run.factory.load_copy_models` builds them."""
         return [
-            CopyModel.from_state(self.load_torch(name, weights_only=True))
+            self.load_torch(name, weights_only=True)
             for name in COPIES
             if (self.path / name).is_file()
         ]
@@ -258,8 +258,9 @@ class Run:
             return []
         return [n for n, name in enumerate(COPIES, 1) if not (self.path / name).is_file()]
 
-    def save_copy_model(self, number: int, model: CopyModel) -> None:
-        self.save_torch(COPIES[number - 1], model.state())
+    def save_copy_model(self, number: int, state: Any) -> None:
+        """Store copy model ``number`` (from 1), as ``CopyModel.state()`` gives it."""
+        self.save_torch(COPIES[number - 1], state)
 
     def checkpoint(self) -> Any | None:
         """The latest training state, None before the first epoch ended."""

@@ -1,44 +1,18 @@
 """Reference points: for inflecting lemmas, the most frequent edit per feature bundle; for
 filling a paradigm table, the affix-rewrite analogy and copying the nearest known form.
 
-From each training pair (lemma, form) it takes the edit that keeps their longest common
-substring, the stem, and rewrites what is before and after it (``werken -> gewerkt``:
-prefix ``'' -> 'ge'``, suffix ``'en' -> 't'``). A new lemma in a bundle gets the most
-frequent edit of that bundle whose prefix and suffix it has; with none, it stays as it is.
+The edits are :mod:`phonkit.tables.rewrites`'s: the rewrite of a lemma into its form around
+their longest common substring (``werken -> gewerkt``: prefix ``'' -> 'ge'``, suffix
+``'en' -> 't'``). A new lemma in a bundle gets the most frequent edit of that bundle whose
+prefix and suffix it has; with none, it stays as it is.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from difflib import SequenceMatcher
+from collections.abc import Iterable, Sequence
 
-Symbols = tuple[str, ...]
-Edit = tuple[Symbols, Symbols, Symbols, Symbols]  # old prefix, new prefix, old suffix, new suffix
-
-
-def edit(lemma: Symbols, form: Symbols) -> Edit:
-    """The rewrite of ``lemma`` into ``form`` around their longest common substring."""
-    match = SequenceMatcher(None, lemma, form, autojunk=False).find_longest_match(
-        0, len(lemma), 0, len(form)
-    )
-    if match.size == 0:
-        return lemma, form, (), ()
-    return (
-        lemma[: match.a],
-        form[: match.b],
-        lemma[match.a + match.size :],
-        form[match.b + match.size :],
-    )
-
-
-def apply(rule: Edit, lemma: Symbols) -> Symbols | None:
-    """``lemma`` rewritten by ``rule``, or None when it lacks the rule's prefix or suffix."""
-    old_prefix, new_prefix, old_suffix, new_suffix = rule
-    start, end = len(old_prefix), len(lemma) - len(old_suffix)
-    if end < start or lemma[:start] != old_prefix or lemma[end:] != old_suffix:
-        return None
-    return new_prefix + lemma[start:end] + new_suffix
+from phonkit.tables.rewrites import CellRewrites, Edit, Paradigm, Symbols, apply, cell_pairs, edit
 
 
 class EditBaseline:
@@ -62,34 +36,11 @@ class EditBaseline:
         return [self.inflect(bundle, lemma) for bundle, lemma in cells]
 
 
-# -- paradigm tables: filling a cell from the stem's other known cells -----------------------
-
-Paradigm = dict[str, Symbols]  # a stem's known forms by cell
-
-
-def cell_pairs(paradigms: dict[str, Paradigm]) -> Iterator[tuple[str, str, Symbols, Symbols]]:
-    """(source cell, target cell, source form, target form) of every ordered pair of known
-    cells of every paradigm."""
-    for forms in paradigms.values():
-        for source, source_form in forms.items():
-            for target, target_form in forms.items():
-                if source != target:
-                    yield source, target, source_form, target_form
-
-
-class AnalogyBaseline:
-    """The affix-rewrite analogy of a paradigm table: for each ordered pair of cells (a, b),
-    the rewrites of the a-form into the b-form around their longest common substring, counted
-    over the training stems. A stem's b-form comes from the known cell a whose most frequent
-    applicable rewrite is most reliable (the largest share of the training stems with both
-    cells), ties going to the cell met first."""
-
-    def __init__(self, paradigms: dict[str, Paradigm]):
-        counts: dict[tuple[str, str], Counter[Edit]] = defaultdict(Counter)
-        for source, target, source_form, target_form in cell_pairs(paradigms):
-            counts[source, target][edit(source_form, target_form)] += 1
-        self.rules = {pair: c.most_common() for pair, c in counts.items()}
-        self.pairs = {pair: sum(c.values()) for pair, c in counts.items()}
+class AnalogyBaseline(CellRewrites):
+    """The affix-rewrite analogy of a paradigm table: a stem's b-form comes from the known
+    cell a whose most frequent applicable rewrite (:class:`CellRewrites`) is most reliable
+    (the largest share of the training stems with both cells), ties going to the cell met
+    first."""
 
     def candidates(self, known: Paradigm, target: str) -> list[tuple[float, Symbols]]:
         """(reliability, form) from each known cell's best applicable rewrite, best first."""

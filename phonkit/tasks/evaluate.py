@@ -7,15 +7,15 @@ from dataclasses import dataclass
 
 from phonkit.data.encoding import Example, Vocabularies, encode
 from phonkit.errors import InputError
+from phonkit.metrics import Metric, Scored, mean
 from phonkit.model.decoding import decode, surprisal
 from phonkit.model.device import choose_device
-from phonkit.model.factory import load_model
 from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup, registry
 from phonkit.run.directory import Run
-from phonkit.tasks.baseline import Paradigm
-from phonkit.tasks.candidates import Rewrites
-from phonkit.tasks.metrics import Metric, Scored, mean
+from phonkit.run.factory import load_model
+from phonkit.tables.candidates import Rewrites
+from phonkit.tables.rewrites import Paradigm
 
 
 def evaluate_run(

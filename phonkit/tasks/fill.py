@@ -1,7 +1,7 @@
 """Filling a paradigm table: train on its known cells, predict its empty ones.
 
 ``phonkit fill TABLE`` and :func:`phonkit.fill` come here. The settings are chosen from the
-table's size (:func:`phonkit.settings.sized`; every setting the user gives
+table's size (:func:`phonkit.tables.sizes.sized`; every setting the user gives
 overrides them); the whole table trains (no dev split, the ``all`` protocol), in a run
 directory that is kept when ``out`` is given, so that ``predict``, ``uf``, ``paradigm`` and
 the other commands work on it as on any run.
@@ -20,13 +20,14 @@ from phonkit.data.corpora import CorpusRequest
 from phonkit.data.lexicon import Entry
 from phonkit.data.table import Gap, ParadigmTable
 from phonkit.errors import InputError
+from phonkit.jobs import TrainRequest
 from phonkit.model.device import choose_device, one_thread, shared_cpu
-from phonkit.model.factory import load_model
 from phonkit.progress import say
 from phonkit.run.directory import Run
-from phonkit.settings import SMALL
+from phonkit.run.factory import load_model
+from phonkit.tables.sizes import SMALL
 from phonkit.tasks.predict import Cell, PredictOptions, Predictor
-from phonkit.tasks.train import TrainRequest, train
+from phonkit.tasks.train import train
 
 
 @dataclass

@@ -20,14 +20,14 @@ from phonkit.data.tsv import open_bytes, read_rows
 from phonkit.errors import InputError, at
 from phonkit.model.decoding import best, total_nll
 from phonkit.model.device import autocast
-from phonkit.model.factory import load_model
 from phonkit.model.fitting import fit_lemmas
 from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup
 from phonkit.progress import say
 from phonkit.run.directory import Run
+from phonkit.run.factory import load_model
 from phonkit.settings import FitConfig
-from phonkit.tasks.candidates import Rewrites, known_forms
+from phonkit.tables.candidates import Rewrites, known_forms
 
 GAP = ("", "--")
 

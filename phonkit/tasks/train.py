@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import torch
 
@@ -18,60 +17,18 @@ from phonkit.data.lexicon import DEFAULT_DECOMPOSITION, Lexicon
 from phonkit.data.split import HOLDS_NO_DEV, PROTOCOLS, Split, has_counts, stem_folds
 from phonkit.data.tsv import format_rows
 from phonkit.errors import InputError
+from phonkit.jobs import TrainRequest
 from phonkit.model.device import choose_device, one_thread, resolve_precision, shared_cpu
-from phonkit.model.factory import load_model, run_model
 from phonkit.model.training import Checkpoint, Trainer, seed_everything
 from phonkit.plugins import lookup
 from phonkit.progress import TrainingProgress, say
 from phonkit.run.config import DataSettings, RunConfig, SplitSettings
 from phonkit.run.directory import Run, writing
-from phonkit.settings import SMALL, ModelConfig, TrainConfig, sized_settings
-from phonkit.settings import split as split_settings
-from phonkit.tasks.candidates import Rewrites
-from phonkit.tasks.copy_training import end_copy_models, start_copy_models
+from phonkit.run.factory import load_model, run_model
+from phonkit.tables.candidates import Rewrites
+from phonkit.tables.copy_training import end_copy_models, start_copy_models
+from phonkit.tables.sizes import SMALL, settings_for
 from phonkit.tasks.evaluate import Evaluation, evaluate, selected_metrics
-
-
-@dataclass
-class TrainRequest:
-    corpus: str = "sample"
-    request: CorpusRequest = field(default_factory=CorpusRequest)
-    transcriber: str = "none"
-    variant: str = "pi"
-    morphemes: str = DEFAULT_DECOMPOSITION  # how words split into morphemes (a plugin name)
-    split: str = "paradigms"  # a key of phonkit.data.split.PROTOCOLS
-    # The settings of the model and its training: ``None`` takes those of the training split's
-    # size (phonkit.settings.sized: the defaults at or above 2,000 forms); ``settings`` (by
-    # field name: dim, lr...) go on top of either.
-    model: ModelConfig | None = None
-    training: TrainConfig | None = None
-    settings: dict[str, Any] = field(default_factory=dict)
-    device: str = "auto"
-    k: int | None = None  # the "sample" split: training entries drawn by token frequency
-    draw: int = 1  # which draw of the k-sample
-    fold: int | None = None  # the "folds" split: the fold of the table's stems held out
-    max_entries: int | None = None  # keep at most this many entries (whole paradigms)
-    metrics: list[str] | None = None  # scored at the end; None: every installed metric
-
-    @property
-    def protocol(self) -> str:
-        """The split protocol: ``paradigms`` with a ``k`` is the k-sample."""
-        return "sample" if self.k is not None and self.split == "paradigms" else self.split
-
-    @property
-    def seed(self) -> int:
-        """The seed of the split and of training."""
-        return self.settings.get("seed", (self.training or TrainConfig()).seed)
-
-    def configs(self, forms: int, cells: int = 0) -> tuple[ModelConfig, TrainConfig]:
-        """The model and training settings of a run with ``forms`` training forms in
-        ``cells`` cells (feature bundles)."""
-        model, training = sized_settings(forms, cells)
-        parts = split_settings(self.settings)
-        return (
-            replace(self.model or model, **parts["model"]),
-            replace(self.training or training, **parts["training"]),
-        )
 
 
 def request_of(job: TrainRequest) -> CorpusRequest:
@@ -212,7 +169,7 @@ def start_run(job: TrainRequest, out: Path, force: bool, lexicon: Lexicon | None
     lookup("decompositions", job.morphemes)
     selected_metrics(job.metrics)
     choose_device(job.device)
-    job.configs(SMALL)  # a bad setting fails before the corpus is read
+    settings_for(job, SMALL)  # a bad setting fails before the corpus is read
     request = request_of(job)
     if lexicon is None:
         lexicon = lookup("corpora", job.corpus).read(request)
@@ -227,7 +184,7 @@ def start_run(job: TrainRequest, out: Path, force: bool, lexicon: Lexicon | None
     split = split_examples(examples, job, lexicon.name or job.corpus)
     vocabularies = Vocabularies.build(split.train)
     cells = len({example.entry.bundle for example in split.train})
-    model, training = job.configs(len(split.train), cells)
+    model, training = settings_for(job, len(split.train), cells)
     config = RunConfig(
         phonkit_version=__version__,
         data=DataSettings(
@@ -272,7 +229,8 @@ def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, f
     dev = encode(run.examples("dev"), vocabularies)
     model = run_model(run)
     trainer = Trainer(
-        model, train, dev, training, device, config.max_length, keeper(run), str(run.path)
+        model, train, dev, training, device, config.max_length, keeper(run), str(run.path),
+        light=len(train) < SMALL,
     )
     if (state := run.checkpoint()) is not None:
         trainer.restore(state)

@@ -13,16 +13,16 @@ import torch
 
 from phonkit.data.encoding import Example
 from phonkit.data.lexicon import paradigms
+from phonkit.metrics import Scored, mean
 from phonkit.model.device import autocast
-from phonkit.model.factory import load_model
 from phonkit.model.fitting import fit_lemmas
 from phonkit.plugins import registry
 from phonkit.run.directory import Run
+from phonkit.run.factory import load_model
 from phonkit.settings import FitConfig
+from phonkit.tables.candidates import Rewrites, known_forms
 from phonkit.tasks.baseline import EditBaseline
-from phonkit.tasks.candidates import Rewrites, known_forms
 from phonkit.tasks.evaluate import evaluate
-from phonkit.tasks.metrics import Scored, mean
 
 
 @dataclass

@@ -14,16 +14,15 @@ import torch
 
 from phonkit.data.encoding import Example, encode, encode_morphemes
 from phonkit.data.lexicon import LEMMA, Entry
-from phonkit.errors import InputError, at
+from phonkit.errors import InputError, at, closest
 from phonkit.model.decoding import best, surprisal
 from phonkit.model.device import autocast
-from phonkit.model.factory import load_model
 from phonkit.model.fitting import fit_lemmas
 from phonkit.run.directory import SPLITS, Run
+from phonkit.run.factory import load_model
 from phonkit.settings import FitConfig
-from phonkit.tasks.candidates import Rewrites
+from phonkit.tables.candidates import Rewrites
 from phonkit.tasks.predict import Cell, gather_evidence
-from phonkit.views.patterns import closest
 from phonkit.views.pos import lemma_classes
 
 KNOWN = "known"  # the source of a gold form given with --known

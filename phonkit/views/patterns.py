@@ -1,13 +1,9 @@
-"""Finding things by name or pattern: regular expressions with one-line errors, and the
-closest spellings of a name that is not there."""
+"""Finding things by pattern: regular expressions with one-line errors."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
-
-from rapidfuzz import fuzz, process
 
 from phonkit.errors import InputError
 
@@ -23,18 +19,3 @@ def compile_pattern(pattern: str, option: str = "pattern", ignore_case: bool = F
         raise InputError(
             f"{option}: invalid regular expression {pattern!r}: {error.msg}{where}"
         ) from None
-
-
-def closest(name: str, candidates: Iterable[str], limit: int = 3) -> list[str]:
-    """The ``limit`` candidates spelled most like ``name``, ignoring case and diacritics
-    (so ``agac`` finds ``ağaç``)."""
-    found = process.extract(
-        name, list(candidates), scorer=fuzz.ratio, processor=unaccented, limit=limit
-    )
-    return [match for match, _, _ in found]
-
-
-def unaccented(text: str) -> str:
-    return "".join(
-        c for c in unicodedata.normalize("NFD", text.lower()) if not unicodedata.combining(c)
-    )

@@ -1,7 +1,7 @@
 import pytest
 
+from phonkit.plugin import Scored
 from phonkit.plugins import plugin_infos, registry
-from phonkit.tasks.metrics import Scored
 
 pytest.importorskip("phonkit_panphon")
 

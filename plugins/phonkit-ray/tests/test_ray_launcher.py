@@ -268,8 +268,8 @@ def test_a_task_streams_the_run_back_with_metrics_last(data_root, tmp_path):
     from phonkit.data.corpora import CorpusRequest
     from phonkit.experiments import unimorph
     from phonkit.experiments.runner import prepare
+    from phonkit.jobs import TrainRequest
     from phonkit.settings import ModelConfig, TrainConfig
-    from phonkit.tasks.train import TrainRequest
 
     base = TrainRequest(
         request=CorpusRequest(data_dir=data_root),

@@ -20,14 +20,16 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Mapping
 
 import torch
 
-from phonkit.model.copying import CopyModel
+from phonkit.model.copying import CopyModel, Paradigm, rows_of
 from phonkit.model.device import one_thread
 from phonkit.progress import say
 from phonkit.run.directory import Run
-from phonkit.tasks.candidates import known_forms
+from phonkit.tables.candidates import known_forms
+from phonkit.tables.sizes import copy_config
 
 
 class CopyModelsBeside:
@@ -96,7 +98,13 @@ def end_copy_models(run: Run, beside: CopyModelsBeside | None) -> None:
 def save_copy_model(run: Run, number: int) -> None:
     paradigms = known_forms(run.examples("train"))
     seed = run.config.training.seed + number - 1
-    run.save_copy_model(number, CopyModel.train(paradigms, seed))
+    run.save_copy_model(number, train_copy_model(paradigms, seed).state())
+
+
+def train_copy_model(paradigms: Mapping[str, Paradigm], seed: int) -> CopyModel:
+    """A copy model of the known ``paradigms``, with the settings of their size."""
+    cells, table = rows_of(paradigms)
+    return CopyModel.train(cells, table, copy_config(table, seed))
 
 
 def _end_with(parent: int) -> None:

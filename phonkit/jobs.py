@@ -1,4 +1,9 @@
-"""Launchers: where the runs of an experiment train.
+"""Jobs: what a training run is asked for (:class:`TrainRequest`), and where the runs of an
+experiment train (the launchers' contract: :class:`Launcher`, :class:`Session`, the
+:class:`Planned` runs and their :class:`Outcome`).
+
+A hook names these types (``register_launchers``), so they live below the plugin contract:
+this module imports the data layer and the settings only.
 
 An experiment plans its runs, reuses the finished ones and records every outcome
 (:func:`phonkit.experiments.runner.execute`); a launcher only trains the runs still to do.
@@ -13,19 +18,49 @@ reached is one :class:`phonkit.errors.InputError`, with the experiment directory
 from __future__ import annotations
 
 import dataclasses
-import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from phonkit.data.corpora import CorpusRequest
+from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.errors import InputError
-from phonkit.settings import parse
-
-if typing.TYPE_CHECKING:
-    from phonkit.tasks.train import TrainRequest
+from phonkit.settings import ModelConfig, TrainConfig, parse
 
 Settings = TypeVar("Settings")
+
+
+@dataclass
+class TrainRequest:
+    corpus: str = "sample"
+    request: CorpusRequest = field(default_factory=CorpusRequest)
+    transcriber: str = "none"
+    variant: str = "pi"
+    morphemes: str = DEFAULT_DECOMPOSITION  # how words split into morphemes (a plugin name)
+    split: str = "paradigms"  # a key of phonkit.data.split.PROTOCOLS
+    # The settings of the model and its training: ``None`` takes those of the training split's
+    # size (phonkit.tables.sizes: the defaults at or above 2,000 forms); ``settings`` (by
+    # field name: dim, lr...) go on top of either.
+    model: ModelConfig | None = None
+    training: TrainConfig | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    device: str = "auto"
+    k: int | None = None  # the "sample" split: training entries drawn by token frequency
+    draw: int = 1  # which draw of the k-sample
+    fold: int | None = None  # the "folds" split: the fold of the table's stems held out
+    max_entries: int | None = None  # keep at most this many entries (whole paradigms)
+    metrics: list[str] | None = None  # scored at the end; None: every installed metric
+
+    @property
+    def protocol(self) -> str:
+        """The split protocol: ``paradigms`` with a ``k`` is the k-sample."""
+        return "sample" if self.k is not None and self.split == "paradigms" else self.split
+
+    @property
+    def seed(self) -> int:
+        """The seed of the split and of training."""
+        return self.settings.get("seed", (self.training or TrainConfig()).seed)
 
 
 @dataclass(frozen=True)

@@ -1,23 +1,24 @@
 """The one place models are built: a registered variant with its settings and vocabulary
-sizes, and a trained run's model with its kept weights."""
+sizes, a trained run's model with its kept weights, and the run's copy models.
+
+The run directory (:class:`~phonkit.run.directory.Run`) stores files and builds nothing; the
+model layer knows no run directory and no plugin registry. This module joins them."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import TYPE_CHECKING
 
 import torch
 
 from phonkit.data.encoding import Vocabularies
 from phonkit.errors import InputError
+from phonkit.model.copying import CopyModel
 from phonkit.model.lemma_encoder import Speller, attach_speller, with_lemma_encoder
 from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup
+from phonkit.run.directory import Run
 from phonkit.settings import ModelConfig
-
-if TYPE_CHECKING:  # the run directory stores what this module builds
-    from phonkit.run.directory import Run
 
 
 def build_model(
@@ -65,3 +66,8 @@ def load_model(run: Run, device: torch.device) -> Phonology:
             where,
         ) from None
     return model.to(device).eval()
+
+
+def load_copy_models(run: Run) -> list[CopyModel]:
+    """The run's copy models trained so far (none for a run without them)."""
+    return [CopyModel.from_state(state) for state in run.copy_model_states()]

@@ -1,0 +1,130 @@
+"""Every size rule and tuned constant of small data, each with the measurement that chose it.
+
+The defaults of :mod:`phonkit.settings` were chosen at the paper's scale (tens of thousands of
+forms). Below :data:`SMALL` training forms a run takes the settings of :func:`sized` instead,
+and the copy models train with :func:`copy_config`. The rules read the numbers of training
+forms, stems and cells only, never a table's name or language; docs/small-data.md measures
+each on the 33 textbook tables (the section named beside each constant).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from phonkit.jobs import TrainRequest
+from phonkit.model.copying import CopyConfig
+from phonkit.settings import ModelConfig, TrainConfig, split
+
+Symbols = tuple[str, ...]
+
+# Training forms below which the settings by size apply, phonkit's own Adam replaces
+# torch.optim's (whose import costs more than a small table's training) and a run trains on
+# one CPU thread (tiny batches: a second thread only waits). "Settings by size".
+SMALL = 2_000
+
+# The sized model: d 128 (d 64: 72.5, d 200: lower), at most 60 epochs (120 were no better),
+# batches of 16. "Ablation".
+SMALL_DIM = 128
+SMALL_EPOCHS = 60
+SMALL_BATCH = 16
+
+# Training forms from which batches of 32 (not 16) keep a table's training to seconds: an
+# epoch is then still 5 to 60 updates. "A budget of work".
+LARGER_BATCHES = 150
+
+# Cells up to which the copy models judge: a copy model's memory holds a place for every cell
+# of a stem, so its cost grows with the paradigm (the textbook tables have 2 to 13 cells; a
+# UniMorph sample with ~70 took minutes where a table takes seconds). "Settings by size".
+COPY_CELLS = 16
+
+# A rewrite that holds between two cells without exception on at least this many stems gives
+# the only candidates: any threshold from 2 to 6 gives the same 77.88. "Judges".
+EXCEPTIONLESS = 2
+
+# The copy models' work: about COPY_PASSES example passes, at most COPY_UPDATES updates, and
+# at most UPDATE_BUDGET / forms (so that a large table trains in seconds too: 80 up to 200
+# forms, 54 for Turkish's 298). "A budget of work".
+COPY_PASSES = 4_000
+COPY_UPDATES = 80
+UPDATE_BUDGET = 16_000
+
+# Hallucinated stems for tables under HALLUCINATE_BELOW forms: one per real stem at most,
+# HALLUCINATE_BELOW / forms of them. "What fill does".
+HALLUCINATE_BELOW = 100
+
+# Batches of whole stems with about FORMS_PER_BATCH forms. "What fill does".
+FORMS_PER_BATCH = 48
+
+# Content (q_t . k_j) in the alignment's moves from CONTENT_FORMS_PER_STEM forms per stem on
+# CONTENT_STEMS stems or more; never or always gave 64.1 against 66.3 (the prototype, greedy,
+# alone). "Judges".
+CONTENT_FORMS_PER_STEM = 3.5
+CONTENT_STEMS = 10
+
+# The alignment's moves start out favouring "one symbol on": offsets -3..+5 within a form,
+# then "to another form". "What fill does".
+ALIGNMENT_START = (-1.0, -1.0, -1.0, 0.0, 2.0, -0.5, -1.0, -1.0, -1.0, -2.0)
+
+
+def sized(forms: int, cells: int = 0) -> dict[str, Any]:
+    """The settings for ``forms`` training forms in ``cells`` cells that differ from the
+    defaults."""
+    if forms >= SMALL:
+        return {}
+    return {
+        "candidates": "analogy+copy" if cells <= COPY_CELLS else "analogy",
+        "dim": SMALL_DIM,
+        "epochs": SMALL_EPOCHS,
+        "batch_size": SMALL_BATCH if forms < LARGER_BATCHES else 2 * SMALL_BATCH,
+    }
+
+
+def sized_settings(forms: int, cells: int = 0) -> tuple[ModelConfig, TrainConfig]:
+    """The model and training settings for ``forms`` training forms in ``cells`` cells."""
+    parts = split(sized(forms, cells))
+    return ModelConfig(**parts["model"]), TrainConfig(**parts["training"])
+
+
+def settings_for(job: TrainRequest, forms: int, cells: int = 0) -> tuple[ModelConfig, TrainConfig]:
+    """The model and training settings of ``job``'s run with ``forms`` training forms in
+    ``cells`` cells (feature bundles): those of its size where the job gives none, the job's
+    ``settings`` on top."""
+    model, training = sized_settings(forms, cells)
+    parts = split(job.settings)
+    return (
+        replace(job.model or model, **parts["model"]),
+        replace(job.training or training, **parts["training"]),
+    )
+
+
+def copy_config(table: Sequence[Sequence[Symbols]], seed: int) -> CopyConfig:
+    """A copy model's settings for a table (rows of forms, ``()`` where unknown), by its size
+    only: ~:data:`COPY_PASSES` example passes, at most :data:`COPY_UPDATES` updates and at
+    most :data:`UPDATE_BUDGET` / forms, batches of whole stems with ~:data:`FORMS_PER_BATCH`
+    forms, hallucination under :data:`HALLUCINATE_BELOW` forms, and content in the
+    alignment's moves from :data:`CONTENT_FORMS_PER_STEM` forms per stem on
+    :data:`CONTENT_STEMS` stems."""
+    forms = sum(1 for row in table for form in row if form)
+    stems = sum(1 for row in table if any(row))
+    per_stem = forms / max(1, stems)
+    hallucinated = min(1.0, HALLUCINATE_BELOW / max(1, forms))
+    per_batch = max(1, round(FORMS_PER_BATCH / per_stem))
+    epochs = COPY_PASSES / (forms * (1 + hallucinated))
+    steps = int(
+        min(
+            COPY_UPDATES,
+            UPDATE_BUDGET / forms,
+            epochs * math.ceil(stems * (1 + hallucinated) / per_batch),
+        )
+    )
+    return CopyConfig(
+        stems_per_batch=per_batch,
+        steps=max(1, steps),
+        hallucinated=hallucinated,
+        content=per_stem >= CONTENT_FORMS_PER_STEM and stems >= CONTENT_STEMS,
+        seed=seed,
+        shift=ALIGNMENT_START,
+    )
