@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import typer
 
     from phonkit.data.corpora import Corpus
+    from phonkit.data.features import FeatureTable
     from phonkit.data.lexicon import Decomposition
     from phonkit.data.transcription import Transcriber
     from phonkit.jobs import Launcher
@@ -75,6 +76,15 @@ def register_launchers(register: Callable[[Launcher], None]) -> None:
     """Register experiment launchers, where the runs of ``phonkit experiment`` train: objects
     with ``name``, ``description`` and ``start(settings, jobs) -> Session``, the session
     training the runs still to do (see :class:`phonkit.jobs.Launcher`)."""
+
+
+@hookspec
+def register_feature_tables(register: Callable[[FeatureTable], None]) -> None:
+    """Register phonological feature tables (:class:`phonkit.data.features.FeatureTable`):
+    objects with ``name``, ``description`` and ``features(segment) -> Mapping[str, str] |
+    None`` (``+``, ``-`` or ``0`` by feature name; None for a segment it does not know).
+    ``phonkit uf processes`` names a process's context as a natural class of the first
+    table installed."""
 
 
 @hookspec

@@ -30,6 +30,7 @@ EXPORTS = {
     "Decomposition": "phonkit.data.lexicon",
     "read_tsv": "phonkit.data.lexicon",
     "Transcriber": "phonkit.data.transcription",
+    "FeatureTable": "phonkit.data.features",
     # model variants
     "Phonology": "phonkit.model.phonology",
     "ModelConfig": "phonkit.settings",

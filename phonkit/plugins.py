@@ -42,6 +42,7 @@ KINDS = {
     "models": "model variant",
     "metrics": "metric",
     "launchers": "launcher",
+    "feature_tables": "feature table",
 }
 
 
@@ -180,6 +181,7 @@ BASES = {
     "models": "phonkit.model.phonology:Phonology",
     "metrics": "phonkit.metrics:Metric",
     "launchers": "phonkit.jobs:Launcher",
+    "feature_tables": "phonkit.data.features:FeatureTable",
 }
 
 

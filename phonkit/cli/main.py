@@ -7,6 +7,7 @@ import contextlib
 import io
 import os
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -495,6 +496,47 @@ def uf_probe(
         f"{result.baseline:.1f}",
     )
     sys.stdout.write(format_rows([header, row]))
+
+
+@uf_app.command("strings")
+def uf_strings(model: RunDir) -> None:
+    """The underlying string of every morpheme of the run: TSV on stdout (morpheme, kind,
+    underlying, score, surface). A table run keeps them; another run's are inferred from its
+    training split (seconds for a table, minutes for a whole UniMorph language)."""
+    from phonkit.data.tsv import format_rows
+    from phonkit.run.directory import Run
+    from phonkit.tables.strings import HEADER, strings_of
+
+    run = Run.open(model)
+    joiner = run.transcriber().joiner
+    rows = [morpheme.row() for morpheme in strings_of(run).morphemes(joiner)]
+    sys.stdout.write(format_rows([HEADER, *rows]))
+
+
+@uf_app.command("processes")
+def uf_processes(model: RunDir) -> None:
+    """The processes between the run's underlying strings and its surface forms, each a
+    change in its context with its stems, forms and examples: TSV on stdout, a table on
+    stderr (the contexts as natural classes where a plugin registers phonological features,
+    e.g. phonkit-panphon)."""
+    from phonkit.analysis.processes import HEADER, processes
+    from phonkit.data.tsv import format_rows
+    from phonkit.run.directory import Run
+    from phonkit.tables.strings import strings_of
+    from phonkit.views.display import rows_table
+
+    run = Run.open(model)
+    rows = [process.row() for process in processes(strings_of(run), feature_values())]
+    sys.stdout.write(format_rows([HEADER, *rows]))
+    rows_table(f"processes of {model}", HEADER, rows)
+
+
+def feature_values() -> Callable[[str], Mapping[str, str] | None] | None:
+    """The features of the first feature table a plugin registers, or None."""
+    from phonkit.plugins import registry
+
+    tables = list(registry("feature_tables").values())
+    return tables[0].features if tables else None
 
 
 def _click_classes(name: str) -> tuple[type[BaseException], ...]:

@@ -73,6 +73,7 @@ class CopyConfig:
     kept_at_junction: int = 1  # symbols a hallucinated stem keeps next to an affix
     extra_length: int = 6  # a decoded form is at most this longer than its longest source
     shift: tuple[float, ...] = (0.0,) * OFFSETS  # the alignment's moves before training
+    underlying: bool = False  # the first cell is the stem's underlying string, read alone
 
 
 @dataclass
@@ -290,11 +291,18 @@ class CopyModel:
                 for number, row in enumerate(stems):
                     filled = [cell for cell, form in enumerate(row) if form]
                     for cell in filled:
-                        readable = [c for c in filled if c != cell]
+                        if config.underlying:  # the string is read, never written
+                            if cell == 0 or not row[0]:
+                                continue
+                            readable = [0]
+                        else:
+                            readable = [c for c in filled if c != cell]
                         if len(readable) > 1 and rng.random() < config.subset:
                             readable = rng.sample(readable, rng.randint(1, len(readable) - 1))
                         examples.append((number, cell, readable))
                         targets.append(row[cell])
+                if not examples:
+                    continue
                 inputs, outputs = self.targets(targets)
                 log_p = self.net(self.batch(stems, examples), inputs, outputs)
                 loss = -(log_p * (outputs != PAD)).sum() / len(examples)
@@ -349,6 +357,8 @@ class CopyModel:
             return None
         row = [known.get(c, ()) if c != cell else () for c in self.cells]
         sources = [number for number, form in enumerate(row) if form]
+        if self.config.underlying:
+            sources = [0] if row[0] else []
         return (row, (0, self.cell_ids[cell], sources)) if sources else None
 
     # -- judging -----------------------------------------------------------------------------

@@ -2,9 +2,10 @@
 
 ``config.json`` settings, ``vocab.json`` vocabularies, ``{train,dev,test}.tsv`` the split,
 ``checkpoint.pt`` the latest training state (to resume), ``model.pt`` the best weights,
-``copy-1.pt`` and ``copy-2.pt`` the copy models (``model.candidates=analogy+copy``), ``history.tsv``
-per-epoch figures, ``metrics.json`` dev/test metrics (written last: a run without it is
-unfinished) and ``predictions.tsv`` the test predictions.
+``copy-1.pt`` and ``copy-2.pt`` the copy models (``model.candidates=analogy+copy``),
+``strings.tsv`` the underlying strings of the training split's morphemes (runs whose
+candidates use them), ``history.tsv`` per-epoch figures, ``metrics.json`` dev/test metrics
+(written last: a run without it is unfinished) and ``predictions.tsv`` the test predictions.
 
 This module alone names those files: everything else asks :class:`Run` for them.
 """
@@ -45,6 +46,7 @@ CHECKPOINT = "checkpoint.pt"  # the latest training state
 COPIES = ("copy-1.pt", "copy-2.pt")  # the copy models, judges of analogy candidates
 HISTORY = "history.tsv"
 PREDICTIONS = "predictions.tsv"
+STRINGS = "strings.tsv"  # the underlying strings of the training split's morphemes
 METRICS = "metrics.json"  # written last: a run without it is unfinished
 RECORD = (CONFIG, METRICS, HISTORY)  # what the record of an experiment keeps of each run
 
@@ -226,6 +228,16 @@ class Run:
 
     def write_predictions(self, text: str) -> None:
         write_atomic(self.predictions, text)
+
+    def strings(self) -> list[list[str]] | None:
+        """The rows of ``strings.tsv`` (its header first); None where the run has none."""
+        path = self.path / STRINGS
+        if not path.is_file():
+            return None
+        return [row for _, row in read_rows(path)]
+
+    def write_strings(self, text: str) -> None:
+        write_atomic(self.path / STRINGS, text)
 
     def metrics(self) -> dict[str, dict[str, float]]:
         """The dev and test scores of a finished run (``metrics.json``)."""

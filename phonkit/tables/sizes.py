@@ -128,3 +128,10 @@ def copy_config(table: Sequence[Sequence[Symbols]], seed: int) -> CopyConfig:
         seed=seed,
         shift=ALIGNMENT_START,
     )
+
+# Underlying strings (phonkit.tables.underlying): a string's lexicon cost per symbol, in nats
+# (the cost of its forms is in nats too); a cell's constant edges are its own material once
+# this many stems show the cell; sweeps of the search before it stops.
+SYMBOL_COST = 1.0
+CONSTANT_EDGE_STEMS = 3
+SEARCH_SWEEPS = 8

@@ -40,6 +40,16 @@ def show(table: Table) -> None:
         console.width = width
 
 
+def rows_table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """Rows of text under their header, as they are (``[-son]`` is no markup)."""
+    table = Table(title=title, box=box.SIMPLE_HEAD)
+    for name in header:
+        table.add_column(Text(name))
+    for row in rows:
+        table.add_row(*(Text(value) for value in row))
+    show(table)
+
+
 def stats_summary(descriptions: Sequence[Description], title: str, top: int = 8) -> None:
     # One description is named in its column; several (a run's splits) share the title.
     table = Table(title=title if len(descriptions) > 1 else None, box=box.SIMPLE_HEAD)

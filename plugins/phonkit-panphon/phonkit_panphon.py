@@ -1,9 +1,10 @@
-"""Phonologically aware errors for phonkit, from panphon's articulatory features
-(David R. Mortensen et al., "PanPhon", COLING 2016).
+"""Phonologically aware errors and natural classes for phonkit, from panphon's articulatory
+features (David R. Mortensen et al., "PanPhon", COLING 2016).
 
 An edit that swaps [p] for [b] changes one feature (voice) and costs little; [p] for [a]
 changes most of them and costs much more. Plain edit distance (phonkit's ``mld``) charges
-both the same.
+both the same. The same features name the contexts of ``phonkit uf processes`` as natural
+classes (``b → p / _[-son]``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache, cached_property, lru_cache
 
-from phonkit.plugin import Metric, Scored, hookimpl
+from phonkit.plugin import FeatureTable, Metric, Scored, hookimpl
 
 
 class PanPhonMetric(Metric):
@@ -59,6 +60,29 @@ class FeatureErrorRate(PanPhonMetric):
             distance / max(1, len(self.table.ipa_segs("".join(item.gold))))
             for distance, item in zip(distances, items, strict=True)
         ]
+
+
+class PanPhonFeatures(FeatureTable):
+    name = "panphon"
+    description = "panphon's 24 articulatory features of IPA segments (+, - or 0)"
+
+    @cached_property
+    def table(self):
+        import panphon.featuretable
+
+        return panphon.featuretable.FeatureTable()
+
+    def features(self, segment: str) -> dict[str, str] | None:
+        """The segment's values (None for what panphon does not read as one IPA segment)."""
+        found = self.table.fts(segment)
+        if found is None or not dict(found.items()):
+            return None
+        return {name: "+" if v > 0 else "-" if v < 0 else "0" for name, v in found.items()}
+
+
+@hookimpl
+def register_feature_tables(register):
+    register(PanPhonFeatures())
 
 
 @hookimpl

@@ -10,10 +10,12 @@ def item(prediction: str, gold: str) -> Scored:
     return Scored(tuple(prediction), tuple(gold), 0.0)
 
 
-def test_the_plugin_is_installed_and_registers_its_metrics():
+def test_the_plugin_is_installed_and_registers_its_metrics_and_feature_table():
     assert {"fed", "fer"} <= set(registry("metrics"))
+    assert "panphon" in registry("feature_tables")
     info = {p.name: p for p in plugin_infos()}["panphon"]
-    assert info.version == "0.1.0" and info.hooks == ("register_metrics",)
+    assert info.version == "0.1.0"
+    assert set(info.hooks) == {"register_metrics", "register_feature_tables"}
 
 
 def test_a_voicing_error_costs_less_than_a_consonant_for_a_vowel():
@@ -34,3 +36,19 @@ def test_feature_error_rate_is_per_gold_segment():
     assert fer.item_scores(items) == pytest.approx([distances[0] / 3, 0.0, distances[2] / 4])
     assert fer.item_scores(items) != pytest.approx(distances)
     assert fer.score(items) == pytest.approx((distances[0] / 3 + distances[2] / 4) / 3)
+
+
+def test_the_feature_table_gives_a_segments_values_and_none_for_a_non_segment():
+    table = registry("feature_tables")["panphon"]
+    b, p = table.features("b"), table.features("p")
+    assert (b["voi"], p["voi"], b["son"]) == ("+", "-", "-")
+    assert table.features("ː") is None
+
+
+def test_processes_name_their_contexts_as_natural_classes():
+    from phonkit.analysis.processes import name
+
+    features = registry("feature_tables")["panphon"].features
+    assert name(["a", "e", "i"], ["t", "k"], features) == "[+syl]"
+    assert name(["t", "#"], ["a"], features) == "{[-syl], #}"
+    assert name(["t", "k"], ["a"], None) == "C"

@@ -1,0 +1,354 @@
+"""The phonology of underlying strings: how a stem's underlying string and a cell's affix
+become a surface form, as local changes in context, counted over a table's stems.
+
+An analysis of a surface form from an underlying string (:func:`analyses`) takes the
+stem's core — the part all its known forms share, which every candidate string keeps — as
+copied, and aligns what lies around it: the surface material beyond the string is the
+cell's prefix and suffix, and each symbol of the string is copied, substituted or deleted,
+with symbols inserted between. Every choice is an *event* with its contexts, from the most
+specific to the most general, and :class:`Processes` counts them:
+
+- the suffix's shape (its consonants, its vowels as ``V``) by the cell and the string's last
+  symbol, and each of its vowels by the string's last vowel (harmony); the prefix alike;
+- whether a symbol is copied, deleted or substituted, by whether the faithful output would
+  make a pair or triple of symbols the table's surface forms never show (the change then
+  has a reason), the classes around it, and whether it doubles its neighbour;
+- which symbol a substitution gives, preferring the table's attested alternations;
+- whether a symbol is inserted, by the same reasons, and which (by the last vowel).
+
+A count's probability is interpolated from the specific context to the general (Witten-Bell),
+down to a prior that favours copying. The model is small on purpose: it cannot memorise a
+stem, so the analysis that explains a stem's forms best is the one the other stems share.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from phonkit.tables.segments import EDGE, Phonotactics, kind, last_vowel
+
+COPY, DELETE, SUBSTITUTE, INSERT = "=", "-", "~", "+"
+Context = tuple
+Event = tuple[tuple[Context, ...], str]  # (contexts, most specific first), outcome
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """How a surface form comes from an underlying string in a cell: the cell's prefix and
+    suffix, what happens to each symbol of the string (``=`` copied, ``-`` deleted, or the
+    symbol it becomes), what is inserted before each symbol (and after the last), and the
+    events of all of it."""
+
+    prefix: str
+    suffix: str
+    ops: tuple[str, ...]
+    inserted: tuple[str, ...]
+    events: tuple[Counted, ...]
+
+
+def align(source: str, target: str) -> tuple[float, list[str], list[str]]:
+    """A cheapest alignment of ``source`` to ``target``: its cost, the operation on each
+    source symbol and the string inserted before each (and after the last). A substitution
+    within a class (consonant for consonant) costs less than one across classes, so a vowel
+    is not aligned with a consonant; of equal alignments, the one that deletes later wins."""
+    n, m = len(source), len(target)
+    table = [[0.0] * (m + 1) for _ in range(n + 1)]
+    for i in range(1, n + 1):
+        table[i][0] = float(i)
+    for j in range(1, m + 1):
+        table[0][j] = float(j)
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            table[i][j] = min(
+                table[i - 1][j - 1] + _substitution(source[i - 1], target[j - 1]),
+                table[i - 1][j] + 1,
+                table[i][j - 1] + 1,
+            )
+    ops = [COPY] * n
+    inserted = [""] * (n + 1)
+    i, j = n, m
+    while i or j:
+        if i and table[i][j] == table[i - 1][j] + 1:
+            ops[i - 1] = DELETE
+            i -= 1
+        elif i and j and table[i][j] == table[i - 1][j - 1] + _substitution(
+            source[i - 1], target[j - 1]
+        ):
+            ops[i - 1] = COPY if source[i - 1] == target[j - 1] else target[j - 1]
+            i, j = i - 1, j - 1
+        else:
+            inserted[i] = target[j - 1] + inserted[i]
+            j -= 1
+    return table[n][m], ops, inserted
+
+
+def _substitution(a: str, b: str) -> float:
+    if a == b:
+        return 0.0
+    return 0.6 if kind(a) == kind(b) else 1.4
+
+
+class Evidence:
+    """What the events of a table read beside an analysis: its phonotactics and its
+    attested alternations (symbol pairs that stand at the same place of one stem in two of
+    its forms)."""
+
+    def __init__(self, phonotactics: Phonotactics, alternations: set[tuple[str, str]]):
+        self.phonotactics = phonotactics
+        self.alternations = alternations
+
+
+def affix_events(underlying: str, affix: str, side: str, cell: str) -> list[Event]:
+    """The events of a cell's suffix (``side`` ``s``) or prefix (``p``): its shape, by the
+    string's edge symbol, and each of its vowels, by the string's nearest vowel."""
+    edge = (underlying[-1:] if side == "s" else underlying[:1]) or EDGE
+    shape = "".join("V" if kind(s) == "V" else s for s in affix)
+    found: list[Event] = [
+        ((("k" + side, cell, edge), ("k" + side, cell, kind(edge)), ("k" + side, cell)), shape)
+    ]
+    vowels = [symbol for symbol in affix if kind(symbol) == "V"]
+    for slot, symbol in enumerate(vowels):
+        found.append(affix_vowel_event(underlying, symbol, slot, side, cell))
+    return found
+
+
+def affix_vowel_event(underlying: str, vowel: str, slot: int, side: str, cell: str) -> Event:
+    """The event of an affix's vowel in its ``slot`` (its vowels counted from the affix's
+    start), by the string's nearest vowel."""
+    nearest = last_vowel(underlying if side == "s" else reversed(underlying))
+    return (("v" + side, cell, slot, nearest), ("v" + side, cell, slot)), vowel
+
+
+def padded(underlying: str, prefix: str, suffix: str) -> str:
+    """The string between what stands next to it: the prefix's last symbol (or the word's
+    edge) and the suffix's first."""
+    return (prefix[-1:] or EDGE) + underlying + (suffix[:1] or EDGE)
+
+
+def op_events(around: str, at: int, op: str, evidence: Evidence) -> list[Event]:
+    """The events of what happens to the string's symbol ``at`` (``around``: the string
+    :func:`padded`): copied, deleted, or substituted by ``op``."""
+    left, symbol, right = around[at], around[at + 1], around[at + 2]
+    tactics = evidence.phonotactics
+    reasons = (tactics.unseen_pair(symbol, right), tactics.unseen_triple(left, symbol, right))
+    what = op if op in (COPY, DELETE) else SUBSTITUTE
+    found: list[Event] = [
+        (
+            (("o", symbol, left == symbol, *reasons, kind(right)),
+             ("o", kind(symbol), left == symbol, *reasons, kind(right)),
+             ("o", *reasons), ("o",)),
+            what,
+        )
+    ]  # fmt: skip
+    if what == SUBSTITUTE:
+        known = (symbol, op) in evidence.alternations
+        found.append(((("y", symbol, known), ("y", known, kind(symbol) == kind(op))), op))
+    return found
+
+
+def insertion_events(around: str, gap: int, inserted: str, evidence: Evidence) -> list[Event]:
+    """The events of what is inserted before the string's symbol ``gap`` (after the last
+    for the last gap), by what stands around the gap and the nearest vowel before it."""
+    left, right = around[gap], around[gap + 1]
+    after = around[gap + 2] if gap + 2 < len(around) else EDGE
+    tactics = evidence.phonotactics
+    reasons = (tactics.unseen_pair(left, right), tactics.unseen_triple(left, right, after))
+    found: list[Event] = [
+        (
+            (("n", *reasons, kind(left), kind(right), kind(after)), ("n", *reasons), ("n",)),
+            INSERT if inserted else "",
+        )
+    ]  # fmt: skip
+    vowel = last_vowel(around[1 : gap + 1])
+    for symbol in inserted:
+        found.append(
+            (
+                (("w", kind(left), kind(right), vowel), ("w", vowel),
+                 ("w", kind(left), kind(right)), ("w",)),
+                symbol,
+            )
+        )  # fmt: skip
+    return found
+
+
+def events(
+    underlying: str, prefix: str, suffix: str, ops: Sequence[str], inserted: Sequence[str],
+    cell: str, evidence: Evidence,
+) -> list[Event]:  # fmt: skip
+    """The events of one analysis."""
+    around = padded(underlying, prefix, suffix)
+    found = affix_events(underlying, suffix, "s", cell)
+    found += affix_events(underlying, prefix, "p", cell)
+    for at, op in enumerate(ops):
+        found += op_events(around, at, op, evidence)
+    for gap, added in enumerate(inserted):
+        found += insertion_events(around, gap, added, evidence)
+    return found
+
+
+def analyses(
+    underlying: str, form: str, cell: str, core: str, reach: tuple[int, int], evidence: Evidence,
+    processes: Processes, slack: float = 1.0,
+) -> list[Analysis]:  # fmt: skip
+    """The analyses of ``form`` from ``underlying`` in ``cell`` that change at most ``slack``
+    more than the cheapest: the stem's ``core`` is copied; around it, the surface material
+    up to ``reach`` (prefix, suffix) symbols from the edges may be the cell's affix."""
+    inside, outside = underlying.find(core), form.find(core)
+    head, tail = underlying[:inside], underlying[inside + len(core) :]
+    before, after = form[:outside], form[outside + len(core) :]
+    lefts = [
+        (cost, before[:i], ops, inserted)
+        for i in range(min(reach[0], len(before)) + 1)
+        for cost, ops, inserted in [align(head, before[i:])]
+    ]
+    rights = [
+        (cost, after[j:], ops, inserted)
+        for j in range(max(0, len(after) - reach[1]), len(after) + 1)
+        for cost, ops, inserted in [align(tail, after[:j])]
+    ]
+    best = min(cost for cost, *_ in lefts) + min(cost for cost, *_ in rights)
+    found = []
+    for left_cost, prefix, left_ops, left_inserted in lefts:
+        for right_cost, suffix, right_ops, right_inserted in rights:
+            if left_cost + right_cost > best + slack:
+                continue
+            ops = (*left_ops, *[COPY] * len(core), *right_ops)
+            if core:
+                inserted = (*left_inserted, *[""] * (len(core) - 1), *right_inserted)
+            else:
+                joined = left_inserted[-1] + right_inserted[0]
+                inserted = (*left_inserted[:-1], joined, *right_inserted[1:])
+            found.append(
+                (
+                    left_cost + right_cost + 0.01 * (len(prefix) + len(suffix)),
+                    Analysis(
+                        prefix, suffix, ops, inserted,
+                        tuple(
+                            processes.counted(event)
+                            for event in events(
+                                underlying, prefix, suffix, ops, inserted, cell, evidence
+                            )
+                        ),
+                    ),
+                )
+            )  # fmt: skip
+    found.sort(key=lambda pair: pair[0])
+    return [analysis for _, analysis in found]
+
+
+PRIORS = {  # the probability of an outcome before any count
+    "o": {COPY: 0.9, DELETE: 0.05, SUBSTITUTE: 0.05},
+    "n": {"": 0.95, INSERT: 0.05},
+}
+
+Counted = tuple[tuple[int, ...], str, float]  # context ids (general first), outcome, prior
+
+
+class Processes:
+    """Counts of events by context, and the cost (-log probability) of an event. Contexts
+    are numbered once (:meth:`counted`), so that counting and costing are lookups."""
+
+    def __init__(self, alphabet: int, numbers: dict[Context, int] | None = None):
+        self.alphabet = max(2, alphabet)
+        self.numbers: dict[Context, int] = {} if numbers is None else numbers
+        self.counts: dict[tuple[int, str], int] = {}
+        self.totals: dict[int, int] = {}
+        self.types: dict[int, int] = {}  # outcomes seen in each context
+        self.outcomes: dict[int, set[str]] = {}  # which, once seen
+
+    def empty(self) -> Processes:
+        """Processes with no count that number contexts as these do."""
+        return Processes(self.alphabet, self.numbers)
+
+    def counted(self, event: Event) -> Counted:
+        """The event with its contexts numbered, most general first, and its prior."""
+        contexts, outcome = event
+        numbers = []
+        for context in reversed(contexts):
+            number = self.numbers.get(context)
+            if number is None:
+                number = self.numbers[context] = len(self.numbers)
+            numbers.append(number)
+        return tuple(numbers), outcome, self.prior(contexts[0][0], outcome)
+
+    def seen(self, context: Context) -> list[str]:
+        """The outcomes counted in ``context`` (now), in a fixed order."""
+        number = self.numbers.get(context)
+        if number is None:
+            return []
+        return sorted(o for o in self.outcomes.get(number, ()) if self.counts[number, o] > 0)
+
+    def prior(self, kind_: str, outcome: str) -> float:
+        if kind_ in PRIORS:
+            return PRIORS[kind_].get(outcome, 0.0) or 1e-6
+        if kind_ in ("y", "w", "vs", "vp"):
+            return 1 / self.alphabet
+        return 0.5 * self.alphabet ** -len(outcome)  # an affix's shape
+
+    def add(self, found: Iterable[Counted], times: int = 1) -> None:
+        """Count the events ``times`` times (-1 takes them back)."""
+        counts, totals, types = self.counts, self.totals, self.types
+        for numbers, outcome, _ in found:
+            for number in numbers:
+                key = (number, outcome)
+                before = counts.get(key, 0)
+                counts[key] = before + times
+                totals[number] = totals.get(number, 0) + times
+                types[number] = types.get(number, 0) + (before + times > 0) - (before > 0)
+                if before + times > 0:
+                    self.outcomes.setdefault(number, set()).add(outcome)
+
+    def cost(self, event: Counted) -> float:
+        numbers, outcome, p = event
+        counts, totals, types = self.counts, self.totals, self.types
+        for number in numbers:
+            total = totals.get(number, 0)
+            if total > 0:
+                seen = types[number]
+                p = (counts.get((number, outcome), 0) + seen * p) / (total + seen)
+        return -math.log(p)
+
+    def costs(self, found: Iterable[Counted], known: dict[Counted, float] | None = None) -> float:
+        """The cost of events; ``known``: costs already computed under these same counts."""
+        if known is None:
+            return sum(self.cost(event) for event in found)
+        total = 0.0
+        for event in found:
+            cost = known.get(event)
+            if cost is None:
+                cost = known[event] = self.cost(event)
+            total += cost
+        return total
+
+
+def alternations(stems: Iterable[tuple[str, Sequence[str]]]) -> set[tuple[str, str]]:
+    """The symbol pairs that stand at the same place, next to the core, in two forms of one
+    stem: (core, forms) of each stem."""
+    found: set[tuple[str, str]] = set()
+    for core, forms in stems:
+        edges = [(f[: f.find(core)], f[f.find(core) + len(core) :]) for f in forms]
+        for a, (left_a, right_a) in enumerate(edges):
+            for left_b, right_b in edges[a + 1 :]:
+                for x, y in ((right_a, right_b), (left_a[::-1], left_b[::-1])):
+                    _, ops, _ = align(x, y)
+                    for symbol, op in zip(x, ops, strict=True):
+                        if op not in (COPY, DELETE):
+                            found.update({(symbol, op), (op, symbol)})
+                            break
+    return found
+
+
+def pieces(analysis: Analysis, underlying: str) -> Iterator[tuple[int, str, str]]:
+    """The changes of an analysis: (position in the string, what stood there, what came out:
+    a symbol, ``""`` for a deletion, or the inserted string before the position)."""
+    for at, op in enumerate(analysis.ops):
+        if analysis.inserted[at]:
+            yield at, "", analysis.inserted[at]
+        if op == DELETE:
+            yield at, underlying[at], ""
+        elif op != COPY:
+            yield at, underlying[at], op
+    if analysis.inserted[len(underlying)]:
+        yield len(underlying), "", analysis.inserted[len(underlying)]

@@ -1,0 +1,409 @@
+"""Underlying strings: every stem's most probable underlying string, given its known forms and
+a phonology of local changes learned from the whole table (:mod:`phonkit.tables.processes`).
+
+A stem's candidates are the strings its forms are built from: every stretch of one of its
+forms that keeps the stem's core (the part all of them share, once each cell's constant
+edges — material every stem shows in that cell — are set aside), that leaves no more around
+it than the table's affixes reach, and that two of the stem's forms show (any, for a stem
+with two forms). The string chosen for a stem minimises its length (a lexicon's cost,
+:data:`~phonkit.tables.sizes.SYMBOL_COST` per symbol) plus the cost of its forms under the
+processes counted over the *other* stems (leave one stem out), so what the string explains
+must be what the rest of the table shares: the stem's own forms cannot vouch for it.
+
+The search is coordinate ascent over stems, from two starts (each stem's core, and its
+longest candidate), with *moves* between its sweeps: the same change of string (by class:
+"add a consonant at the end", "drop the last vowel before a consonant") tried on every stem
+that has it as a candidate at once, and kept where the table's cost falls. A phonological
+pattern shared by several stems (final devoicing, velar deletion) is then taken or left as a
+whole, not stem by stem, where each stem alone would stay with its neighbours.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from phonkit.tables.processes import (
+    Analysis,
+    Evidence,
+    Processes,
+    alternations,
+    analyses,
+)
+from phonkit.tables.rewrites import edit
+from phonkit.tables.segments import Phonotactics, kind
+from phonkit.tables.sizes import (
+    CONSTANT_EDGE_STEMS,
+    SEARCH_SWEEPS,
+    SYMBOL_COST,
+)
+
+Known = Mapping[str, str]  # a stem's known forms by cell, a form as a string of symbols
+
+
+@dataclass
+class Stem:
+    """A stem's known forms, its core, its candidate strings and their analyses."""
+
+    known: Known
+    core: str
+    candidates: list[str]
+    analyses: dict[str, dict[str, list[Analysis]]] = field(default_factory=dict)
+
+
+@dataclass
+class Inference:
+    """The underlying string of each stem (by row), the probability of that string among the
+    stem's candidates, and the processes counted over every stem's analyses."""
+
+    strings: list[str]
+    scores: list[float]
+    processes: Processes
+    evidence: Evidence
+    reach: tuple[int, int]  # how far a table's affixes reach from a stem's core
+    edges: dict[str, tuple[int, int]]  # each cell's constant edges
+    stems: list[Stem | None]  # by row; None for a row with no known form
+    chosen: list[dict[str, Analysis]]  # by row
+
+    def fit(self, known: Known) -> str | None:
+        """The string of a stem the table never showed: the cheapest of its candidates under
+        the table's processes (None without a known form)."""
+        if not known:
+            return None
+        core = core_of(known, self.edges)
+        stem = Stem(known, core, candidates(known, core, self.reach))
+        add_analyses(stem, self.reach, self.evidence, self.processes)
+        return min(stem.candidates, key=lambda s: cost_of(stem, s, self.processes)[0])
+
+
+def longest_shared(forms: Sequence[str]) -> str:
+    """The longest stretch every one of ``forms`` has (the first of equal ones)."""
+    if not forms:
+        return ""
+    shortest = min(forms, key=len)
+    for length in range(len(shortest), 0, -1):
+        for start in range(len(shortest) - length + 1):
+            part = shortest[start : start + length]
+            if all(part in form for form in forms):
+                return part
+    return ""
+
+
+def constant_edges(rows: Sequence[Known]) -> dict[str, tuple[int, int]]:
+    """For each cell shown by at least :data:`CONSTANT_EDGE_STEMS` stems, how many symbols at
+    its start and its end every one of its forms shares (the cell's own material)."""
+    by_cell: dict[str, list[str]] = {}
+    for known in rows:
+        for cell, form in known.items():
+            by_cell.setdefault(cell, []).append(form)
+    edges = {}
+    for cell, forms in by_cell.items():
+        if len(forms) < CONSTANT_EDGE_STEMS:
+            continue
+        start = len(_common_start(forms))
+        end = len(_common_start([form[::-1] for form in forms]))
+        shortest = min(len(form) for form in forms)
+        edges[cell] = (min(start, shortest - 1), min(end, shortest - 1))
+    return edges
+
+
+def _common_start(forms: Sequence[str]) -> str:
+    first = forms[0]
+    size = 0
+    while size < len(first) and all(len(f) > size and f[size] == first[size] for f in forms):
+        size += 1
+    return first[:size]
+
+
+def core_of(known: Known, edges: Mapping[str, tuple[int, int]]) -> str:
+    """The longest stretch a stem's forms share once each cell's constant edges are set
+    aside; nothing for a stem with one form (which shows no stretch as its own)."""
+    if len(known) < 2:
+        return ""
+    inner = []
+    for cell, form in known.items():
+        start, end = edges.get(cell, (0, 0))
+        inner.append(form[start : len(form) - end] or form)
+    return longest_shared(inner)
+
+
+def candidates(known: Known, core: str, reach: tuple[int, int]) -> list[str]:
+    """The strings a stem's forms are built from: stretches of a form that keep the core,
+    leave at most ``reach`` (before, after) symbols of it aside, and that two of the stem's
+    forms show (any for a stem with at most two forms). The core itself is always one."""
+    forms = list(known.values())
+    found: dict[str, None] = {core: None} if core else {}
+    for form in forms:
+        for start in range(min(reach[0], len(form) - 1) + 1):
+            for end in range(max(start + 1, len(form) - reach[1]), len(form) + 1):
+                part = form[start:end]
+                if core in part:
+                    found.setdefault(part)
+    if len(forms) > 2:
+        found = {s: None for s in found if s == core or sum(s in f for f in forms) >= 2}
+    return list(found)
+
+
+@dataclass
+class Table:
+    """A table prepared for the search: its stems, what the events read, empty processes
+    that number their events' contexts, how far affixes reach and the cells' constant
+    edges."""
+
+    stems: list[Stem]
+    evidence: Evidence
+    processes: Processes
+    reach: tuple[int, int]
+    edges: dict[str, tuple[int, int]]
+
+
+def prepare(rows: Sequence[Known], fixed: Sequence[str | None] | None = None) -> Table:
+    """The stems of a table (rows of known forms by cell); with ``fixed``, a stem's one
+    candidate is its string there (where not None)."""
+    edges = constant_edges(rows)
+    cores = [core_of(known, edges) for known in rows]
+    reach = [0, 0]
+    for known, core in zip(rows, cores, strict=True):
+        for form in known.values():
+            at = form.find(core)
+            reach = [max(reach[0], at), max(reach[1], len(form) - at - len(core))]
+    evidence = Evidence(
+        Phonotactics(form for known in rows for form in known.values()),
+        alternations((core, list(known.values())) for known, core in zip(rows, cores, strict=True)),
+    )
+    alphabet = len({symbol for known in rows for form in known.values() for symbol in form})
+    processes = Processes(alphabet)
+    stems = []
+    for number, (known, core) in enumerate(zip(rows, cores, strict=True)):
+        given = fixed[number] if fixed is not None else None
+        if given is not None and core not in given:
+            core = ""  # a stored string that does not keep the core: align it whole
+        strings = [given] if given is not None else candidates(known, core, (reach[0], reach[1]))
+        stem = Stem(known, core, strings)
+        add_analyses(stem, (reach[0], reach[1]), evidence, processes)
+        stems.append(stem)
+    return Table(stems, evidence, processes, (reach[0], reach[1]), edges)
+
+
+def add_analyses(
+    stem: Stem, reach: tuple[int, int], evidence: Evidence, processes: Processes
+) -> None:
+    """The analyses of each of the stem's known forms from each of its candidates."""
+    stem.analyses = {
+        string: {
+            cell: analyses(string, form, cell, stem.core, reach, evidence, processes)
+            for cell, form in stem.known.items()
+        }
+        for string in stem.candidates
+    }
+
+
+def cost_of(
+    stem: Stem, string: str, processes: Processes, known: dict | None = None
+) -> tuple[float, dict[str, Analysis]]:
+    """A string's cost for a stem (its length and its forms' cheapest analyses) and those
+    analyses (``known``: event costs already computed under these counts)."""
+    total = SYMBOL_COST * len(string)
+    chosen = {}
+    for cell, options in stem.analyses[string].items():
+        best, argument = math.inf, options[0]
+        for option in options:
+            cost = processes.costs(option.events, known)
+            if cost < best:
+                best, argument = cost, option
+        total += best
+        chosen[cell] = argument
+    return total, chosen
+
+
+class Search:
+    """Coordinate ascent over the stems' strings, leave-one-stem-out, with moves."""
+
+    def __init__(self, stems: list[Stem], processes: Processes):
+        self.stems = stems
+        self.processes = processes
+
+    def start(self, strings: list[str]) -> tuple[Processes, list[dict[str, Analysis]]]:
+        processes = self.processes.empty()
+        chosen = []
+        for stem, string in zip(self.stems, strings, strict=True):
+            first = {cell: options[0] for cell, options in stem.analyses[string].items()}
+            chosen.append(first)
+            for analysis in first.values():
+                processes.add(analysis.events)
+        return processes, chosen
+
+    def sweep(
+        self, strings: list[str], processes: Processes, chosen: list[dict[str, Analysis]]
+    ) -> tuple[int, float]:
+        """One pass over the stems, each taking its cheapest candidate given the others';
+        the number of stems that changed, and the table's cost."""
+        changed, total = 0, 0.0
+        for number, stem in enumerate(self.stems):
+            for analysis in chosen[number].values():
+                processes.add(analysis.events, -1)
+            best = None
+            known: dict = {}
+            for string in stem.candidates:
+                cost, analyses_ = cost_of(stem, string, processes, known)
+                if best is None or cost < best[0]:
+                    best = (cost, string, analyses_)
+            assert best is not None
+            cost, string, chosen[number] = best
+            changed += string != strings[number]
+            strings[number] = string
+            total += cost
+            for analysis in chosen[number].values():
+                processes.add(analysis.events)
+        return changed, total
+
+    def ascend(
+        self, strings: list[str], moves: bool = True
+    ) -> tuple[float, list[str], Processes, list]:
+        """Sweeps until no stem changes, then moves while one lowers the cost."""
+        processes, chosen = self.start(strings)
+        total = self._settle(strings, processes, chosen)
+        while moves:
+            moved = self._move(strings, processes, chosen, total)
+            if moved is None:
+                break
+            total, strings, processes, chosen = moved
+        return total, strings, processes, chosen
+
+    def _settle(self, strings, processes, chosen) -> float:
+        total = math.inf
+        for _ in range(SEARCH_SWEEPS):
+            changed, total = self.sweep(strings, processes, chosen)
+            if not changed:
+                break
+        return total
+
+    def _move(self, strings, processes, chosen, total):
+        """The first move, most frequent first, that lowers the cost of the stems it changes
+        (each given the others, the other moved stems moved too) and then, settled, the
+        table's."""
+        patterns: Counter[tuple[str, ...]] = Counter()
+        for stem, string in zip(self.stems, strings, strict=True):
+            for other in stem.candidates:
+                if other != string:
+                    patterns[pattern(string, other)] += 1
+        for change, count in patterns.most_common():
+            if count < 2:
+                break
+            moved = {}
+            for number, stem in enumerate(self.stems):
+                options = [
+                    other for other in stem.candidates
+                    if other != strings[number] and pattern(strings[number], other) == change
+                ]  # fmt: skip
+                if len(options) == 1:
+                    moved[number] = options[0]
+            if len(moved) < 2 or not self._gains(moved, strings, processes, chosen):
+                continue
+            trial = [moved.get(number, string) for number, string in enumerate(strings)]
+            trial_processes, trial_chosen = self.start(trial)
+            trial_total = self._settle(trial, trial_processes, trial_chosen)
+            if trial_total < total - 1e-9:
+                return trial_total, trial, trial_processes, trial_chosen
+        return None
+
+    def _gains(self, moved, strings, processes, chosen) -> bool:
+        """Whether the moved stems cost less together in their new strings than in their
+        old ones (each leave-one-out, given the rest)."""
+        before = self._cost_of_stems(moved, strings, processes, chosen)
+        after_chosen = list(chosen)
+        for number, string in moved.items():
+            for analysis in chosen[number].values():
+                processes.add(analysis.events, -1)
+            after_chosen[number] = {
+                cell: options[0] for cell, options in self.stems[number].analyses[string].items()
+            }
+            for analysis in after_chosen[number].values():
+                processes.add(analysis.events)
+        after_strings = [moved.get(number, string) for number, string in enumerate(strings)]
+        after = self._cost_of_stems(moved, after_strings, processes, after_chosen)
+        for number in moved:  # back as they were
+            for analysis in after_chosen[number].values():
+                processes.add(analysis.events, -1)
+            for analysis in chosen[number].values():
+                processes.add(analysis.events)
+        return after < before - 1e-9
+
+    def _cost_of_stems(self, numbers, strings, processes, chosen) -> float:
+        total = 0.0
+        for number in numbers:
+            for analysis in chosen[number].values():
+                processes.add(analysis.events, -1)
+            total += cost_of(self.stems[number], strings[number], processes)[0]
+            for analysis in chosen[number].values():
+                processes.add(analysis.events)
+        return total
+
+
+def pattern(string: str, other: str) -> tuple[str, ...]:
+    """The change from ``string`` to ``other`` at their edges, by class (``C`` for any
+    consonant), as :func:`~phonkit.tables.rewrites.edit` finds it."""
+    return tuple("".join(kind(s) for s in part) for part in edit(tuple(string), tuple(other)))
+
+
+def infer(
+    rows: Sequence[Known], fixed: Sequence[tuple[str, float] | None] | None = None
+) -> Inference:
+    """The underlying strings of a table's stems (rows of known forms by cell, forms as
+    strings of symbols; a row may be empty). With ``fixed`` (a stem's string and score, or
+    None to infer it), no search: the processes are those strings' analyses."""
+    present = [number for number, known in enumerate(rows) if known]
+    given = None if fixed is None else [fixed[number] for number in present]
+    table = prepare(
+        [rows[number] for number in present],
+        None if given is None else [g[0] if g else None for g in given],
+    )
+    stems = table.stems
+    search = Search(stems, table.processes)
+    if given is not None:
+        _, strings, processes, chosen = search.ascend(
+            [stem.candidates[0] for stem in stems], moves=False
+        )
+        scores = [g[1] if g else 1.0 for g in given]
+    else:
+        best = None
+        starts = (
+            [stem.core if stem.core in stem.analyses else stem.candidates[0] for stem in stems],
+            [max(stem.candidates, key=len) for stem in stems],
+        )
+        for start in starts:
+            found = search.ascend(list(start))
+            if best is None or found[0] < best[0]:
+                best = found
+        assert best is not None
+        _, strings, processes, chosen = best
+        scores = [
+            probability(stem, strings[number], chosen[number], processes)
+            for number, stem in enumerate(stems)
+        ]
+    by_row = [""] * len(rows)
+    score_by_row = [0.0] * len(rows)
+    stem_by_row: list[Stem | None] = [None] * len(rows)
+    chosen_by_row: list[dict[str, Analysis]] = [{} for _ in rows]
+    for number, row in enumerate(present):
+        by_row[row], score_by_row[row] = strings[number], scores[number]
+        stem_by_row[row], chosen_by_row[row] = stems[number], chosen[number]
+    return Inference(
+        by_row, score_by_row, processes, table.evidence, table.reach, table.edges,
+        stem_by_row, chosen_by_row,
+    )  # fmt: skip
+
+
+def probability(
+    stem: Stem, string: str, chosen: dict[str, Analysis], processes: Processes
+) -> float:
+    """The probability of ``string`` among the stem's candidates, leave-one-out."""
+    for analysis in chosen.values():
+        processes.add(analysis.events, -1)
+    costs = {other: cost_of(stem, other, processes)[0] for other in stem.candidates}
+    for analysis in chosen.values():
+        processes.add(analysis.events)
+    low = min(costs.values())
+    return math.exp(low - costs[string]) / sum(math.exp(low - c) for c in costs.values())

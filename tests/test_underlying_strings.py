@@ -1,0 +1,101 @@
+"""Underlying strings: a table's stems get the strings a phonologist would write, the
+processes between strings and forms are read off as rules, and the strings spell out forms
+no stem showed."""
+
+from __future__ import annotations
+
+from phonkit.analysis.processes import processes
+from phonkit.data.encoding import Example
+from phonkit.data.lexicon import Entry, segment
+from phonkit.tables.segments import Alphabet, kind
+from phonkit.tables.strings import UnderlyingStrings, affix
+from phonkit.tables.underlying import infer
+
+# Final devoicing: a stem's last obstruent is voiceless at the word's end and keeps its
+# voicing before the vowel of the second cell.
+DEVOICING = {
+    "rad": ("rat", "rada"), "rat": ("rat", "rata"), "lib": ("lip", "liba"),
+    "kap": ("kap", "kapa"), "sob": ("sop", "soba"), "mug": ("muk", "muga"),
+    "tek": ("tek", "teka"), "dag": ("dak", "daga"), "pit": ("pit", "pita"),
+    "lod": ("lot", "loda"), "nab": ("nap", "naba"), "fik": ("fik", "fika"),
+}  # fmt: skip
+
+
+def rows(table):
+    return [{"1": bare, "2": suffixed} for bare, suffixed in table.values()]
+
+
+def examples(table):
+    return [
+        Example(Entry(stem, (cell,), form), segment(form), ())
+        for stem, forms in table.items()
+        for cell, form in zip("12", forms, strict=True)
+    ]
+
+
+def test_strings_keep_the_voicing_the_suffixed_form_shows():
+    found = infer(rows(DEVOICING)).strings
+    assert found == list(DEVOICING)  # the stems as the table's keys name them
+
+
+def test_a_voiced_stem_spells_out_devoiced_at_the_end():
+    strings = UnderlyingStrings(examples(DEVOICING))
+    given = {"2": segment("voga")}  # a stem the table never showed, in the suffixed cell
+    assert strings.string_of("vog", given) == "vog"
+    best = strings.spell("vog", "1", given)[0][0]
+    assert "".join(best) == "vok"
+    right, wrong = strings.costs("rad", "1", [segment("rat"), segment("rad")])
+    assert right + 1 < wrong
+
+
+def test_processes_read_as_rules_with_their_stems():
+    found = {process.rule: process for process in processes(UnderlyingStrings(examples(DEVOICING)))}
+    assert "d → t / _#" in found and "b → p / _#" in found and "g → k / _#" in found
+    assert found["b → p / _#"].stems == {"lib", "sob", "nab"}
+    assert "lib → lip" in found["b → p / _#"].examples
+
+
+def test_the_table_of_morphemes_names_stems_and_cells():
+    morphemes = {m.name: m for m in UnderlyingStrings(examples(DEVOICING)).morphemes()}
+    assert (morphemes["rad"].kind, morphemes["rad"].underlying) == ("stem", "rad")
+    assert set(morphemes["rad"].surface) == {"rat", "rad"}
+    assert (morphemes["2"].kind, morphemes["2"].underlying, morphemes["2"].score) == (
+        "cell", "-a", 1.0,
+    )  # fmt: skip
+    assert morphemes["1"].underlying == "∅"
+
+
+def test_affixes_read_as_a_linguist_writes_them():
+    assert [affix("", "lar"), affix("ku", ""), affix("ku", "a"), affix("", "")] == [
+        "-lar", "ku-", "ku-…-a", "∅",
+    ]  # fmt: skip
+
+
+def test_segments_of_several_characters_are_one_symbol_of_their_kind():
+    alphabet = Alphabet()
+    string = alphabet.string(("t͡ʃ", "a", "aː"))
+    assert len(string) == 3 and [kind(c) for c in string] == ["C", "V", "V"]
+    assert alphabet.symbols_of(string) == ("t͡ʃ", "a", "aː")
+
+
+def test_uf_strings_and_processes_of_a_table_run(cli, tmp_path):
+    table = tmp_path / "devoicing.csv"
+    lines = [f"{stem},{bare},{suffixed}" for stem, (bare, suffixed) in DEVOICING.items()]
+    lines.append("vog,,voga")  # a gap: the bare form of a new stem
+    table.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "run"
+    fill = cli("fill", str(table), "--stem-column", "1", "--out", str(out), "--epochs", "2",
+               "--candidates", "analogy")  # fmt: skip
+    assert fill.code == 0, fill.err
+    strings = cli("uf", "strings", "-m", str(out))
+    assert strings.code == 0, strings.err
+    rows = [line.split("\t") for line in strings.out.splitlines()]
+    assert rows[0] == ["morpheme", "kind", "underlying", "score", "surface"]
+    found = {row[0]: row for row in rows[1:]}
+    assert found["lib"][1:3] == ["stem", "lib"] and found["3"][1:3] == ["cell", "-a"]
+    processes = cli("uf", "processes", "-m", str(out))
+    assert processes.code == 0, processes.err
+    header, *rules = [line.split("\t") for line in processes.out.splitlines()]
+    assert header[:2] == ["process", "input"]
+    assert any(rule[1:3] == ["b", "p"] and rule[3].endswith("#") for rule in rules)
+    assert "process" in processes.err  # the table on stderr
