@@ -35,7 +35,7 @@ from phonkit.experiments.runner import (
 from phonkit.experiments.tables import markdown, mean_std, p_value, show, write_table
 from phonkit.plugins import lookup
 from phonkit.tasks.baseline import TABLE_BASELINES
-from phonkit.tasks.train import TrainRequest
+from phonkit.tasks.train import TrainRequest, check_job
 
 SUFFIXES = (".csv", ".tsv")
 REFERENCE = "analogy"  # the baseline every variant is judged against
@@ -67,9 +67,11 @@ def run(
     """The table benchmark of ``folder`` in ``out``: every variant on every fold of every
     table, each run with the settings of its size and ``base.settings`` on top (its seed:
     also the held-out cells'), then the report; the runs that failed or were skipped."""
-    found = tables(folder)
     given = {key: value for key, value in base.settings.items() if key != "seed"}
-    runs = plan(found, [lookup("models", v).name for v in variants], base, given)
+    names = [lookup("models", v).name for v in variants]
+    for variant in names:  # a bad setting fails before the tables or out are looked at
+        check_job(table_job(folder, 1, variant, base, given))
+    runs = plan(tables(folder), names, base, given)
     settings = {
         "folder": str(folder.resolve()),
         "transcriber": base.transcriber,
@@ -97,20 +99,27 @@ def plan(
             if not split.test:
                 continue
             for variant in variants:
-                job = TrainRequest(
-                    corpus="table",
-                    request=CorpusRequest(path=str(path.resolve())),
-                    transcriber=base.transcriber,
-                    variant=variant,
-                    split="folds",
-                    fold=fold,
-                    settings={**given, "seed": base.seed},
-                    device=base.device,
-                    metrics=["acc", "mld"],
-                )
+                job = table_job(path, fold, variant, base, given)
                 labels = {"table": name, "fold": fold, "variant": variant}
                 runs.append(Planned(f"{name}-f{fold}-{variant}", job, labels))
     return runs
+
+
+def table_job(
+    path: Path, fold: int, variant: str, base: TrainRequest, given: Mapping[str, Any]
+) -> TrainRequest:
+    """The run of ``variant`` on fold ``fold`` of the table in ``path``."""
+    return TrainRequest(
+        corpus="table",
+        request=CorpusRequest(path=str(path.resolve())),
+        transcriber=base.transcriber,
+        variant=variant,
+        split="folds",
+        fold=fold,
+        settings={**given, "seed": base.seed},
+        device=base.device,
+        metrics=["acc", "mld"],
+    )
 
 
 @dataclass

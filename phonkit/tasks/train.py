@@ -129,8 +129,23 @@ def surface_examples(
     return examples
 
 
-def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Split:
-    protocol, seed = job.protocol, job.seed
+def check_job(job: TrainRequest) -> None:
+    """Check every setting of ``job`` that needs no data: the plugins it names, the
+    device, the model and training settings, the split's. Called before a run directory or
+    the corpus is looked at, so that a bad setting is the error whatever is there."""
+    lookup("corpora", job.corpus)
+    lookup("models", job.variant)
+    lookup("transcribers", job.transcriber)
+    lookup("decompositions", job.morphemes)
+    selected_metrics(job.metrics)
+    choose_device(job.device)
+    job.configs(SMALL)
+    check_split(job)
+
+
+def check_split(job: TrainRequest) -> None:
+    """The split protocol is known, with the settings it needs and none it does not."""
+    protocol = job.protocol
     if protocol not in PROTOCOLS:
         raise InputError(f"unknown split {protocol!r}; use {', '.join(PROTOCOLS)}")
     if protocol == "sample" and job.k is None:
@@ -148,6 +163,11 @@ def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Spl
             "split.fold goes with split.protocol=folds, and that split needs it",
             setting=("split.fold", "split.protocol"),
         )
+
+
+def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Split:
+    check_split(job)
+    protocol, seed = job.protocol, job.seed
     if protocol == "sample":
         split = PROTOCOLS[protocol](examples, seed, job.k, job.draw)
     elif protocol == "folds" and job.fold is not None:
@@ -189,6 +209,7 @@ def train(
     replaces a run there; ``lexicon``: the corpus, read already), or with ``resume`` go on
     training the unfinished run in ``out`` (on ``job.device`` unless that is ``auto``); the
     run and its dev and test scores."""
+    check_job(job)  # before the run directory is looked at
     if resume:
         if out is None:
             raise InputError("resume needs out, the run to go on with", setting=("resume", "out"))
@@ -207,12 +228,8 @@ def train(
 def start_run(job: TrainRequest, out: Path, force: bool, lexicon: Lexicon | None = None) -> Run:
     """Read the corpus (or take ``lexicon``, read from it already), split it and write a new
     run directory (not yet trained)."""
+    check_job(job)  # a bad setting fails before the corpus is read
     variant = lookup("models", job.variant)
-    lookup("transcribers", job.transcriber)
-    lookup("decompositions", job.morphemes)
-    selected_metrics(job.metrics)
-    choose_device(job.device)
-    job.configs(SMALL)  # a bad setting fails before the corpus is read
     request = request_of(job)
     if lexicon is None:
         lexicon = lookup("corpora", job.corpus).read(request)
