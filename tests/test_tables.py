@@ -6,12 +6,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import unicodedata
 from pathlib import Path
 
 import pytest
 
+from conftest import SHARED
 from phonkit.data.lexicon import segment
-from phonkit.data.table import fold_split, read_table
+from phonkit.data.table import fold_split, read_table, written_form
 from phonkit.errors import InputError
 from phonkit.tasks.baseline import AnalogyBaseline, NearestFormBaseline
 
@@ -93,6 +95,73 @@ def test_bad_table_on_the_command_line_exits_2_without_traceback(cli, tmp_path):
         result.err.strip()
         == f"phonkit: error: {path}:2: expected 2 fields (as in the first row), found 3"
     )
+
+
+# -- what goes back into the table -----------------------------------------------------------
+
+
+def nfd(text: str) -> str:
+    return unicodedata.normalize("NFD", text)
+
+
+def test_known_fields_go_back_as_written_and_filled_ones_as_the_table_writes(tmp_path):
+    """What is learnt from is stripped and NFC; what is written back is each field as it
+    came in, and a filled gap in the normalization form of the table's known cells."""
+    path = tmp_path / "t.csv"
+    rows = ["stem,sg, pl", f" {nfd('kötü')},{nfd('kötü')} ,", f"{nfd('ağaç')},,{nfd('ağaçlar')}"]
+    path.write_bytes(("\n".join(rows) + "\n").encode())
+    table = read_table(path, header=True, stem_column=1)
+    assert table.stems == ["kötü", "ağaç"]  # NFC, stripped: what the model learns
+    assert table.forms == [["kötü", ""], ["", "ağaçlar"]]
+    assert table.normalization == "NFD"
+    assert table.format().encode() == path.read_bytes()  # nothing filled: the same bytes
+    filled = [["kötü", "kötüler"], ["ağaç", "ağaçlar"]]
+    assert table.format(filled).encode() == (
+        "\n".join(["stem,sg, pl", f" {nfd('kötü')},{nfd('kötü')} ,{nfd('kötüler')}",
+                   f"{nfd('ağaç')},{nfd('ağaç')},{nfd('ağaçlar')}"]) + "\n"
+    ).encode()  # fmt: skip
+
+
+def test_the_forms_filled_in_follow_the_known_cells_normalization():
+    assert written_form([nfd("kötü"), "kedi", nfd("çiçek")]) == "NFD"
+    assert written_form(["kötü", "kedi"]) == "NFC"
+    assert written_form([nfd("kötü"), "çiçek"]) == "NFC"  # mixed
+    assert written_form(["kedi", "ev", ""]) == "NFC"  # nothing to tell by
+
+
+TEXTBOOK = SHARED / "textbook" / "Odden_2.5_Makonde.csv"  # written in NFD
+
+
+@pytest.mark.skipif(not TEXTBOOK.is_file(), reason="needs ../shared/data/textbook")
+def test_fill_of_a_decomposed_table_gives_back_its_bytes_and_fills_decomposed(cli, tmp_path):
+    rows = list(csv.reader(io.StringIO(TEXTBOOK.read_bytes().decode("utf-8"))))
+    assert any(field != unicodedata.normalize("NFC", field) for r in rows for field in r)
+    emptied = {(1, 0), (4, 2), (7, 1), (12, 0), (15, 2)}
+    for number, column in emptied:
+        rows[number][column] = ""
+    table = write_table(tmp_path / "makonde.csv", rows)
+    fast = ("--epochs", "2", "--set", "candidates=analogy")
+    result = cli("fill", str(table), "--out", str(tmp_path / "run"), *fast)
+    assert result.code == 0, result.err
+    filled = list(csv.reader(io.StringIO(result.out)))
+    assert len(filled) == len(rows)
+    for number, (before, after) in enumerate(zip(rows, filled, strict=True)):
+        for column, (known, written) in enumerate(zip(before, after, strict=True)):
+            if (number, column) in emptied:
+                assert written and written == nfd(written)
+            else:
+                assert written.encode() == known.encode()
+    gaps = [filled[number][column] for number, column in emptied]
+    assert any(gap != unicodedata.normalize("NFC", gap) for gap in gaps)  # accents, decomposed
+    # The run's files and --long keep the normalized (NFC) forms the model learnt.
+    trained = (tmp_path / "run" / "train.tsv").read_text(encoding="utf-8")
+    assert trained == unicodedata.normalize("NFC", trained) != nfd(trained)
+    long = cli("fill", str(table), "--long", *fast)
+    assert long.code == 0, long.err
+    forms = [line.split("\t")[2] for line in long.out.splitlines()[1:]]
+    assert len(forms) == len(emptied)
+    assert all(form == unicodedata.normalize("NFC", form) for form in forms)
+    assert any(form != nfd(form) for form in forms)
 
 
 # -- folds and baselines ---------------------------------------------------------------------
