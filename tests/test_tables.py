@@ -73,6 +73,7 @@ def test_table_from_stdin_is_tab_separated():
     ("content", "message"),
     [
         (b"a,b\nc,d,e\n", "t.csv:2: expected 2 fields (as in the first row), found 3"),
+        (b"a,b\nc,d,,e\n", "t.csv:2: expected 2 fields (as in the first row), found 4"),
         (b"x,a,b\nx,c,d\n", "t.csv:2: stem 'x' is named twice (first on line 1)"),
         (b"a,b\n\xff,c\n", "t.csv:2: not valid UTF-8 (byte 0xff at column 1)"),
         (b",\n,\n", "t.csv: the table has no filled cell to learn from"),
@@ -84,6 +85,30 @@ def test_bad_tables_are_one_line_naming_file_and_line(tmp_path, content, message
     with pytest.raises(InputError) as error:
         read_table(path, stem_column=1 if b"x," in content else None)
     assert str(error.value) == message.replace("t.csv", str(path))
+
+
+def test_a_trailing_delimiter_adds_no_field(tmp_path):
+    """A spreadsheet writes a trailing comma or tab after some rows or all: empty fields
+    past the columns any row fills are no fields; the table is read, and written back,
+    without them."""
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"stem,sg,pl\nkot,kot,koti,\ndom,dom,,, \n")
+    table = read_table(path, header=True, stem_column=1)
+    assert table.forms == [["kot", "koti"], ["dom", ""]]
+    assert table.format() == "stem,sg,pl\nkot,kot,koti\ndom,dom,\n"
+    tsv = read_table("-", stream=io.BytesIO(b"ka\tkai\t\nto\t\t\t\nsa\tsai\n"))
+    assert tsv.forms == [["ka", "kai"], ["to", ""], ["sa", "sai"]]  # the first row's too
+    assert tsv.format() == "ka\tkai\nto\t\nsa\tsai\n"
+
+
+def test_a_field_past_the_first_rows_is_one_line_on_the_command_line(cli, tmp_path):
+    path = tmp_path / "t.tsv"
+    path.write_bytes(b"ka\tkai\nto\t\t\tx\n")
+    result = cli("fill", str(path))
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (
+        f"phonkit: error: {path}:2: expected 2 fields (as in the first row), found 4\n"
+    )
 
 
 def test_bad_table_on_the_command_line_exits_2_without_traceback(cli, tmp_path):

@@ -147,8 +147,10 @@ def read_table(
 ) -> ParadigmTable:
     """Read a paradigm table from a file, or from standard input when ``source`` is ``-``
     (``stream``: another stream to read for it). ``stem_column`` counts from 1. Every row
-    must have as many fields as the first; stems named twice, a table with no form, or bytes
-    that are not UTF-8 are one :class:`InputError` naming the file and line."""
+    must have as many fields as the first (empty fields at the end of a row past the
+    columns any row fills, as a spreadsheet's trailing delimiter makes them, are no
+    fields); stems named twice, a table with no form,
+    or bytes that are not UTF-8 are one :class:`InputError` naming the file and line."""
     name = str(source)
     chosen = delimiter_of(name, delimiter)
     if stem_column is not None and stem_column < 1:
@@ -162,8 +164,10 @@ def read_table(
             rows = list(_rows(handle, name, chosen))
     if not rows:
         raise InputError("the table is empty", name)
-    width = len(rows[0][1])
+    width = _width(rows)
     for number, fields in rows:
+        if len(fields) > width and not any(extra.strip() for extra in fields[width:]):
+            del fields[width:]  # a trailing delimiter (or several): no field more
         if len(fields) != width:
             raise InputError(
                 f"expected {width} fields (as in the first row), found {len(fields)}",
@@ -227,6 +231,17 @@ def _rows(stream: IO[bytes], name: str, delimiter: str) -> Iterator[tuple[int, l
         except csv.Error as error:
             raise InputError(f"not a well-formed row ({error})", at(name, number)) from None
         yield number, fields
+
+
+def _width(rows: list[tuple[int, list[str]]]) -> int:
+    """The table's number of columns: the first row's, less the columns at its end that no
+    row fills (a spreadsheet's trailing delimiter, on the first row too)."""
+    first = len(rows[0][1])
+    used = max(
+        (1 + max((c for c, text in enumerate(fields) if text.strip()), default=-1))
+        for _, fields in rows
+    )
+    return min(first, used) if used else first
 
 
 def _table_name(source: str) -> str:
