@@ -248,6 +248,7 @@ def test_fill_keeps_its_run_for_the_other_commands(cli, gappy, tmp_path):
     assert cli("fill", str(gappy), "--out", str(out), "--epochs", "2").code == 0
     config = json.loads((out / "config.json").read_text())
     assert config["corpus"] == "table" and config["protocol"] == "all"
+    assert config["corpus_request"]["path"] == "../gappy.csv"  # relative to the run
     result = cli("predict", "-m", str(out), stdin=b"2\t3\t\n")
     assert result.code == 0 and result.out.split("\t")[2].strip()
     paradigm = cli("paradigm", "-m", str(out), "2")
@@ -312,8 +313,26 @@ def test_experiment_tables_scores_variants_and_baselines_and_resumes(cli, gappy,
     }
     assert {r[2] for r in rows[1:] if r[0] == "one"} == {"12"}
     assert "won" in (out / "results.md").read_text()
+    manifest = json.loads((out / "experiment.json").read_text())
+    assert manifest["settings"]["folder"] == "../tables"  # relative to the experiment
+    config = json.loads((out / "runs" / "one-f1-pi" / "config.json").read_text())
+    assert config["corpus_request"]["path"] == "../../../tables/one.csv"
+    # A manifest of an earlier phonkit holds the absolute path: the same command matches it.
+    manifest["settings"]["folder"] = str(folder.resolve())
+    (out / "experiment.json").write_text(json.dumps(manifest))
     second = cli(*args)
     assert second.code == 0 and second.err.count("reused") == 10
+    assert json.loads((out / "experiment.json").read_text())["settings"]["folder"] == "../tables"
+    # Its record, elsewhere, still finds the tables its report scores the baselines on.
+    record = tmp_path / "results" / "tables"
+    assert cli("experiment", "export", str(out), "--out", str(record)).code == 0
+    assert json.loads((record / "experiment.json").read_text())["settings"]["folder"] == (
+        "../../tables"
+    )
+    config = json.loads((record / "runs" / "one-f1-pi" / "config.json").read_text())
+    assert config["corpus_request"]["path"] == "../../../../tables/one.csv"
+    assert cli("experiment", "report", str(record)).code == 0
+    assert (record / "results.tsv").read_text() == (out / "results.tsv").read_text()
     # The same experiment from Python has the same settings: every run is reused.
     import phonkit
 

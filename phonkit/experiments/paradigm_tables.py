@@ -26,6 +26,7 @@ from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
 from phonkit.experiments.launchers import Outcome, Planned
 from phonkit.experiments.runner import (
+    MANIFEST,
     Group,
     Launch,
     grouped,
@@ -34,6 +35,7 @@ from phonkit.experiments.runner import (
 )
 from phonkit.experiments.tables import markdown, mean_std, p_value, show, write_table
 from phonkit.plugins import lookup
+from phonkit.run.config import located_path
 from phonkit.tasks.baseline import TABLE_BASELINES
 from phonkit.tasks.train import TrainRequest, check_job
 
@@ -73,7 +75,7 @@ def run(
         check_job(table_job(folder, 1, variant, base, given))
     runs = plan(tables(folder), names, base, given)
     settings = {
-        "folder": str(folder.resolve()),
+        "folder": str(folder),
         "transcriber": base.transcriber,
         "seed": base.seed,
         "settings": given,
@@ -161,6 +163,13 @@ def report(root: Path, permutations: int = PERMUTATIONS) -> None:
     """Write ``results.tsv`` (table, system, test cells, ACC, MLD) and ``results.md`` from
     the finished runs and the baselines."""
     settings = read_manifest(root)["settings"]
+    folder = located_path(settings["folder"], root)
+    if folder is None:
+        raise InputError(
+            f"the folder of tables {settings['folder']!r} (relative to this file) is not "
+            "there: the report scores the baselines on the tables the experiment read",
+            str(root / MANIFEST),
+        )
     groups = grouped(root, lambda labels: (labels["table"], labels["variant"]))
     names = list(dict.fromkeys(name for name, _ in groups))
     systems = [*dict.fromkeys(variant for _, variant in groups), *TABLE_BASELINES]
@@ -168,7 +177,6 @@ def report(root: Path, permutations: int = PERMUTATIONS) -> None:
     for key, group in groups.items():
         items = [item for run in group.runs for item in run.item_scores().values()]
         scores[key] = Scores([i["acc"] / 100.0 for i in items], [i["mld"] for i in items])
-    folder = Path(settings["folder"])
     for name in names:
         for system, found in baseline_scores(
             read_table(folder / _file(folder, name)), settings["seed"]

@@ -23,7 +23,7 @@ from phonkit.model.factory import load_model, run_model
 from phonkit.model.training import Checkpoint, Trainer, seed_everything
 from phonkit.plugins import lookup
 from phonkit.progress import TrainingProgress, say
-from phonkit.run.config import DataSettings, RunConfig, SplitSettings
+from phonkit.run.config import DataSettings, RunConfig, SplitSettings, recorded_path
 from phonkit.run.directory import Run, writing
 from phonkit.settings import SMALL, ModelConfig, TrainConfig, sized_settings
 from phonkit.settings import split as split_settings
@@ -250,10 +250,10 @@ def start_run(job: TrainRequest, out: Path, force: bool, lexicon: Lexicon | None
         data=DataSettings(
             corpus=job.corpus,
             lang=request.lang,
-            path=request.path,
+            path=recorded_path(request.path, out),  # the run stores no absolute path
             columns=request.columns,
             options=dict(request.options),
-            data_dir=str(request.data_dir) if request.data_dir else None,
+            data_dir=recorded_path(request.data_dir, out),
             max_entries=job.max_entries,
         ),
         transcriber=job.transcriber,
