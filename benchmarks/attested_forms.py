@@ -27,6 +27,7 @@ from phonkit.data.corpora import CorpusRequest
 from phonkit.data.tsv import read_rows
 from phonkit.errors import InputError
 from phonkit.plugins import lookup
+from phonkit.run.config import located_path
 from phonkit.run.directory import Run
 from phonkit.tasks.train import surface_examples
 
@@ -35,10 +36,12 @@ def attested_forms(run: Run, data_dir: Path | None) -> dict[tuple[str, str], set
     """Every attested surface form of each cell (lemma, bundle) of the run's corpus."""
     config = run.config
     data = config.data
+    recorded_dir = located_path(data.data_dir, run.path)  # stored relative to the run
+    path = located_path(data.path, run.path)
     request = CorpusRequest(
         data.lang,
-        data_dir or (Path(data.data_dir) if data.data_dir else None),
-        data.path,
+        data_dir or recorded_dir,
+        str(path) if path is not None else data.path,  # a dataset's name: as stored
         data.columns,
         dict(data.options),
     )

@@ -18,7 +18,8 @@ import pytest
 
 from phonkit.cli import main
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+ROOT = Path(__file__).resolve().parents[1]  # the repository
+SHARED = ROOT.parent / "shared" / "data"
 # Tiny runs decode on their own: below 2,000 training forms a run would otherwise rank
 # analogy candidates (the settings by size, tested in test_tables.py).
 TINY = ["--dim", "32", "--epochs", "2", "--batch-size", "32", "--candidates", "model"]
@@ -52,6 +53,16 @@ def transcription_cache(tmp_path_factory):
     import os
 
     os.environ["PHONKIT_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+
+
+@pytest.fixture(autouse=True)
+def own_directory(tmp_path, monkeypatch):
+    """Each test runs in its own empty working directory, as on a fresh clone and after
+    README's first command alike: what a command writes by default (``runs/...``,
+    ``experiments/...``) lands there, and what the checkout holds (the README's run in
+    ``runs/sample-tur-pi``) cannot change a test's outcome. Files of the repository are
+    found from the test file's location (:data:`ROOT`)."""
+    monkeypatch.chdir(tmp_path)
 
 
 @pytest.fixture(autouse=True, scope="session")

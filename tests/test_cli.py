@@ -208,6 +208,17 @@ def test_python_dash_m_works(trained_run):
     assert done.returncode == 0 and "phonkit.default_plugins.corpora.unimorph" in done.stdout
 
 
+def test_version_prints_the_version_on_stdout_and_exits_0(cli):
+    import phonkit
+
+    result = cli("--version")
+    assert (result.code, result.out, result.err) == (0, f"phonkit {phonkit.__version__}\n", "")
+    done = subprocess.run(
+        [sys.executable, "-m", "phonkit", "--version"], capture_output=True, text=True
+    )
+    assert (done.returncode, done.stdout) == (0, f"phonkit {phonkit.__version__}\n")
+
+
 def test_force_never_deletes_a_directory_that_is_not_a_run(cli, tmp_path):
     precious = tmp_path / "precious"
     precious.mkdir()

@@ -3,6 +3,7 @@ experiments (UniMorph table, CELEX learning curve) end to end with tiny settings
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 from celex_files import write_celex
@@ -224,6 +225,35 @@ def test_unimorph_experiment_runs_resumes_and_reports(cli, data_root, tmp_path):
     assert (record / "significance.tsv").read_text() == (out / "significance.tsv").read_text()
     results = (record / "results.md").read_text()
     assert "89.8" in results and "## Against the paper" in results
+
+    # The records name the data relative to themselves, never by the machine's paths.
+    assert json.loads((out / "experiment.json").read_text())["settings"]["data_dir"] == "../data"
+    config = json.loads((record / "runs" / "tur-pi-s1" / "config.json").read_text())
+    assert config["corpus_request"]["data_dir"] == "../../../data"
+    for path in [*out.rglob("*.json"), *record.rglob("*.json")]:
+        assert str(tmp_path) not in path.read_text(), path
+
+
+def test_records_store_paths_relative_to_themselves(tmp_path, monkeypatch):
+    from phonkit.run.config import located_path, moved_path, recorded_path
+
+    data = tmp_path / "data" / "nld.tsv"
+    data.parent.mkdir()
+    data.write_text("")
+    run = tmp_path / "runs" / "nld"
+    assert recorded_path(data, run) == "../../data/nld.tsv"
+    monkeypatch.chdir(tmp_path / "data")
+    assert recorded_path("nld.tsv", run) == "../../data/nld.tsv"  # as given, from the run
+    far = Path(tmp_path.anchor, "elsewhere", "nld.tsv")  # shares only the root with the run
+    assert recorded_path(far, run) == "nld.tsv"
+    assert recorded_path("user/dataset", run) == "user/dataset"  # not a file: a dataset's name
+    assert recorded_path(None, run) is None
+    assert located_path("../../data/nld.tsv", run) == data
+    assert located_path(str(data), run) == data  # a record made before the rule
+    moved = tmp_path / "results" / "nld" / "runs" / "nld"
+    assert moved_path("../../data/nld.tsv", run, moved) == "../../../../data/nld.tsv"
+    assert moved_path(str(data), run, moved) == "../../../../data/nld.tsv"
+    assert moved_path("user/dataset", run, moved) == "user/dataset"
 
 
 def test_cells_reach_the_permutation_test_in_file_order():

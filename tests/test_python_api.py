@@ -150,6 +150,32 @@ def test_library_errors_name_the_setting_and_the_cli_the_option(cli):
     )
 
 
+def test_a_bad_setting_is_the_error_whatever_out_holds(cli, trained_run, tmp_path):
+    """README's first command leaves a run in runs/sample-tur-pi: a bad setting is named
+    before a command looks at its directory, for a new run, a resumed one, a filled table
+    and the table benchmark alike, and nothing is written."""
+    table = tmp_path / "t.csv"
+    table.write_text("ka,kai\nto,\nsa,sai\n", encoding="utf-8")
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    (folder / "t.csv").write_text(table.read_text(encoding="utf-8"), encoding="utf-8")
+    nowhere = tmp_path / "nowhere"
+    for args in (
+        ["train", "--out", str(trained_run)],
+        ["train", "--resume", "--out", str(nowhere)],
+        ["fill", str(table), "--out", str(trained_run)],
+        ["fill", str(table), "--resume", "--out", str(nowhere)],
+        ["experiment", "tables", str(folder), "--out", str(trained_run)],
+        ["experiment", "tables", str(folder), "--out", str(nowhere)],
+    ):
+        result = cli(*args, "--lr", "-1")
+        assert (result.code, result.err) == (
+            2,
+            "phonkit: error: --lr must be a number above 0 and at most 1, not -1.0\n",
+        ), args
+    assert not nowhere.exists()
+
+
 def test_run_configuration_round_trips_and_reads_old_runs(trained_run):
     import json
 

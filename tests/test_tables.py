@@ -6,12 +6,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import unicodedata
 from pathlib import Path
 
 import pytest
 
+from conftest import SHARED
 from phonkit.data.lexicon import segment
-from phonkit.data.table import fold_split, read_table
+from phonkit.data.table import fold_split, read_table, written_form
 from phonkit.errors import InputError
 from phonkit.tasks.baseline import AnalogyBaseline, NearestFormBaseline
 
@@ -71,6 +73,7 @@ def test_table_from_stdin_is_tab_separated():
     ("content", "message"),
     [
         (b"a,b\nc,d,e\n", "t.csv:2: expected 2 fields (as in the first row), found 3"),
+        (b"a,b\nc,d,,e\n", "t.csv:2: expected 2 fields (as in the first row), found 4"),
         (b"x,a,b\nx,c,d\n", "t.csv:2: stem 'x' is named twice (first on line 1)"),
         (b"a,b\n\xff,c\n", "t.csv:2: not valid UTF-8 (byte 0xff at column 1)"),
         (b",\n,\n", "t.csv: the table has no filled cell to learn from"),
@@ -84,6 +87,30 @@ def test_bad_tables_are_one_line_naming_file_and_line(tmp_path, content, message
     assert str(error.value) == message.replace("t.csv", str(path))
 
 
+def test_a_trailing_delimiter_adds_no_field(tmp_path):
+    """A spreadsheet writes a trailing comma or tab after some rows or all: empty fields
+    past the columns any row fills are no fields; the table is read, and written back,
+    without them."""
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"stem,sg,pl\nkot,kot,koti,\ndom,dom,,, \n")
+    table = read_table(path, header=True, stem_column=1)
+    assert table.forms == [["kot", "koti"], ["dom", ""]]
+    assert table.format() == "stem,sg,pl\nkot,kot,koti\ndom,dom,\n"
+    tsv = read_table("-", stream=io.BytesIO(b"ka\tkai\t\nto\t\t\t\nsa\tsai\n"))
+    assert tsv.forms == [["ka", "kai"], ["to", ""], ["sa", "sai"]]  # the first row's too
+    assert tsv.format() == "ka\tkai\nto\t\nsa\tsai\n"
+
+
+def test_a_field_past_the_first_rows_is_one_line_on_the_command_line(cli, tmp_path):
+    path = tmp_path / "t.tsv"
+    path.write_bytes(b"ka\tkai\nto\t\t\tx\n")
+    result = cli("fill", str(path))
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (
+        f"phonkit: error: {path}:2: expected 2 fields (as in the first row), found 4\n"
+    )
+
+
 def test_bad_table_on_the_command_line_exits_2_without_traceback(cli, tmp_path):
     path = tmp_path / "t.csv"
     path.write_bytes(b"a,b\nc,d,e\n")
@@ -93,6 +120,73 @@ def test_bad_table_on_the_command_line_exits_2_without_traceback(cli, tmp_path):
         result.err.strip()
         == f"phonkit: error: {path}:2: expected 2 fields (as in the first row), found 3"
     )
+
+
+# -- what goes back into the table -----------------------------------------------------------
+
+
+def nfd(text: str) -> str:
+    return unicodedata.normalize("NFD", text)
+
+
+def test_known_fields_go_back_as_written_and_filled_ones_as_the_table_writes(tmp_path):
+    """What is learnt from is stripped and NFC; what is written back is each field as it
+    came in, and a filled gap in the normalization form of the table's known cells."""
+    path = tmp_path / "t.csv"
+    rows = ["stem,sg, pl", f" {nfd('kötü')},{nfd('kötü')} ,", f"{nfd('ağaç')},,{nfd('ağaçlar')}"]
+    path.write_bytes(("\n".join(rows) + "\n").encode())
+    table = read_table(path, header=True, stem_column=1)
+    assert table.stems == ["kötü", "ağaç"]  # NFC, stripped: what the model learns
+    assert table.forms == [["kötü", ""], ["", "ağaçlar"]]
+    assert table.normalization == "NFD"
+    assert table.format().encode() == path.read_bytes()  # nothing filled: the same bytes
+    filled = [["kötü", "kötüler"], ["ağaç", "ağaçlar"]]
+    assert table.format(filled).encode() == (
+        "\n".join(["stem,sg, pl", f" {nfd('kötü')},{nfd('kötü')} ,{nfd('kötüler')}",
+                   f"{nfd('ağaç')},{nfd('ağaç')},{nfd('ağaçlar')}"]) + "\n"
+    ).encode()  # fmt: skip
+
+
+def test_the_forms_filled_in_follow_the_known_cells_normalization():
+    assert written_form([nfd("kötü"), "kedi", nfd("çiçek")]) == "NFD"
+    assert written_form(["kötü", "kedi"]) == "NFC"
+    assert written_form([nfd("kötü"), "çiçek"]) == "NFC"  # mixed
+    assert written_form(["kedi", "ev", ""]) == "NFC"  # nothing to tell by
+
+
+TEXTBOOK = SHARED / "textbook" / "Odden_2.5_Makonde.csv"  # written in NFD
+
+
+@pytest.mark.skipif(not TEXTBOOK.is_file(), reason="needs ../shared/data/textbook")
+def test_fill_of_a_decomposed_table_gives_back_its_bytes_and_fills_decomposed(cli, tmp_path):
+    rows = list(csv.reader(io.StringIO(TEXTBOOK.read_bytes().decode("utf-8"))))
+    assert any(field != unicodedata.normalize("NFC", field) for r in rows for field in r)
+    emptied = {(1, 0), (4, 2), (7, 1), (12, 0), (15, 2)}
+    for number, column in emptied:
+        rows[number][column] = ""
+    table = write_table(tmp_path / "makonde.csv", rows)
+    fast = ("--epochs", "2", "--set", "candidates=analogy")
+    result = cli("fill", str(table), "--out", str(tmp_path / "run"), *fast)
+    assert result.code == 0, result.err
+    filled = list(csv.reader(io.StringIO(result.out)))
+    assert len(filled) == len(rows)
+    for number, (before, after) in enumerate(zip(rows, filled, strict=True)):
+        for column, (known, written) in enumerate(zip(before, after, strict=True)):
+            if (number, column) in emptied:
+                assert written and written == nfd(written)
+            else:
+                assert written.encode() == known.encode()
+    gaps = [filled[number][column] for number, column in emptied]
+    assert any(gap != unicodedata.normalize("NFC", gap) for gap in gaps)  # accents, decomposed
+    # The run's files and --long keep the normalized (NFC) forms the model learnt.
+    trained = (tmp_path / "run" / "train.tsv").read_text(encoding="utf-8")
+    assert trained == unicodedata.normalize("NFC", trained) != nfd(trained)
+    long = cli("fill", str(table), "--long", *fast)
+    assert long.code == 0, long.err
+    forms = [line.split("\t")[2] for line in long.out.splitlines()[1:]]
+    assert len(forms) == len(emptied)
+    assert all(form == unicodedata.normalize("NFC", form) for form in forms)
+    assert any(form != nfd(form) for form in forms)
 
 
 # -- folds and baselines ---------------------------------------------------------------------
@@ -154,6 +248,7 @@ def test_fill_keeps_its_run_for_the_other_commands(cli, gappy, tmp_path):
     assert cli("fill", str(gappy), "--out", str(out), "--epochs", "2").code == 0
     config = json.loads((out / "config.json").read_text())
     assert config["corpus"] == "table" and config["protocol"] == "all"
+    assert config["corpus_request"]["path"] == "../gappy.csv"  # relative to the run
     result = cli("predict", "-m", str(out), stdin=b"2\t3\t\n")
     assert result.code == 0 and result.out.split("\t")[2].strip()
     paradigm = cli("paradigm", "-m", str(out), "2")
@@ -218,8 +313,26 @@ def test_experiment_tables_scores_variants_and_baselines_and_resumes(cli, gappy,
     }
     assert {r[2] for r in rows[1:] if r[0] == "one"} == {"12"}
     assert "won" in (out / "results.md").read_text()
+    manifest = json.loads((out / "experiment.json").read_text())
+    assert manifest["settings"]["folder"] == "../tables"  # relative to the experiment
+    config = json.loads((out / "runs" / "one-f1-pi" / "config.json").read_text())
+    assert config["corpus_request"]["path"] == "../../../tables/one.csv"
+    # A manifest of an earlier phonkit holds the absolute path: the same command matches it.
+    manifest["settings"]["folder"] = str(folder.resolve())
+    (out / "experiment.json").write_text(json.dumps(manifest))
     second = cli(*args)
     assert second.code == 0 and second.err.count("reused") == 10
+    assert json.loads((out / "experiment.json").read_text())["settings"]["folder"] == "../tables"
+    # Its record, elsewhere, still finds the tables its report scores the baselines on.
+    record = tmp_path / "results" / "tables"
+    assert cli("experiment", "export", str(out), "--out", str(record)).code == 0
+    assert json.loads((record / "experiment.json").read_text())["settings"]["folder"] == (
+        "../../tables"
+    )
+    config = json.loads((record / "runs" / "one-f1-pi" / "config.json").read_text())
+    assert config["corpus_request"]["path"] == "../../../../tables/one.csv"
+    assert cli("experiment", "report", str(record)).code == 0
+    assert (record / "results.tsv").read_text() == (out / "results.tsv").read_text()
     # The same experiment from Python has the same settings: every run is reused.
     import phonkit
 

@@ -52,6 +52,29 @@ app = typer.Typer(
 )
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        from phonkit import __version__
+
+        print(f"phonkit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def program(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print phonkit's version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """The program's own options, before any command (``phonkit --version``)."""
+
+
 @app.command()
 @setting_options("model", "training")
 @corpus_request

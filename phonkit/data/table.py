@@ -6,6 +6,11 @@ naming the stems (else stems are named by row number, from 1). An empty cell is 
 known: a gap ``phonkit fill`` fills. Its entries are (stem, cell, form): the stem is the
 lemma and the cell the one feature of the word.
 
+What is learnt from is each field stripped and in NFC; what is written back is the table as
+it came in: every field that was there as written, byte for byte, and each filled gap in
+the Unicode normalization form the table's known cells are written in
+(:func:`written_form`: NFD when they are decomposed, NFC otherwise).
+
 The cross-validation of ``phonkit experiment tables`` is here too (:func:`fold_split`):
 five folds over stems, each test stem losing one known cell, so that the experiment's runs
 and its baselines hold out the same cells.
@@ -17,10 +22,10 @@ import csv
 import io
 import random
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Literal
 
 from phonkit.data.lexicon import Entry, Lexicon, paradigms
 from phonkit.data.tsv import decode_lines, open_bytes, stdin_bytes
@@ -29,6 +34,7 @@ from phonkit.errors import InputError, at
 STDIN = "-"
 DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 FOLDS = 5
+Normalization = Literal["NFC", "NFD"]  # the Unicode normalization forms a table is written in
 
 
 @dataclass(frozen=True)
@@ -43,8 +49,11 @@ class Gap:
 class ParadigmTable:
     """A paradigm table: stems (rows) by cells (columns), ``""`` for a form not known.
 
-    ``layout`` keeps what writing the table back needs: the delimiter, the header row (or
-    None), and which column, if any, names the stems."""
+    ``stems``, ``cells`` and ``forms`` are what is learnt from (stripped, NFC); the rest
+    keeps what writing the table back needs: the delimiter, the header row (or None), which
+    column, if any, names the stems, each row's fields as read (``written``, the stem's
+    included; None: write ``stems`` and ``forms``) and the Unicode normalization form of
+    the forms written into gaps (``normalization``)."""
 
     name: str
     stems: list[str]
@@ -53,6 +62,8 @@ class ParadigmTable:
     delimiter: str = ","
     header: list[str] | None = None
     stem_column: int | None = None  # from 0, in the file's columns
+    written: list[list[str]] | None = None
+    normalization: Normalization = "NFC"
 
     def entries(self) -> list[Entry]:
         """The known forms as entries: lemma = stem, the one feature = cell."""
@@ -79,17 +90,28 @@ class ParadigmTable:
 
     def format(self, forms: list[list[str]] | None = None) -> str:
         """The table as text in its own layout (delimiter, header, stem column), with
-        ``forms`` (default: its own) in its cells."""
+        ``forms`` (default: its own) in its cells: a cell whose form is the table's own is
+        written as it was read, any other form in the table's normalization form."""
         out = io.StringIO()
         writer = csv.writer(out, delimiter=self.delimiter, lineterminator="\n")
         if self.header is not None:
             writer.writerow(self.header)
-        for stem, row in zip(self.stems, forms or self.forms, strict=True):
-            fields = list(row)
+        for number, row in enumerate(forms or self.forms):
+            fields = [self._field(number, column, form) for column, form in enumerate(row)]
             if self.stem_column is not None:
-                fields.insert(self.stem_column, stem)
+                stem = self.written[number][self.stem_column] if self.written else None
+                fields.insert(self.stem_column, self.stems[number] if stem is None else stem)
             writer.writerow(fields)
         return out.getvalue()
+
+    def _field(self, row: int, column: int, form: str) -> str:
+        """What cell ``column`` of ``row`` is written as when it holds ``form``."""
+        if form != self.forms[row][column]:
+            return unicodedata.normalize(self.normalization, form)
+        if self.written is None:
+            return form
+        after_stem = self.stem_column is not None and column >= self.stem_column
+        return self.written[row][column + 1 if after_stem else column]
 
 
 def delimiter_of(source: str, delimiter: str | None) -> str:
@@ -125,8 +147,10 @@ def read_table(
 ) -> ParadigmTable:
     """Read a paradigm table from a file, or from standard input when ``source`` is ``-``
     (``stream``: another stream to read for it). ``stem_column`` counts from 1. Every row
-    must have as many fields as the first; stems named twice, a table with no form, or bytes
-    that are not UTF-8 are one :class:`InputError` naming the file and line."""
+    must have as many fields as the first (empty fields at the end of a row past the
+    columns any row fills, as a spreadsheet's trailing delimiter makes them, are no
+    fields); stems named twice, a table with no form,
+    or bytes that are not UTF-8 are one :class:`InputError` naming the file and line."""
     name = str(source)
     chosen = delimiter_of(name, delimiter)
     if stem_column is not None and stem_column < 1:
@@ -140,8 +164,10 @@ def read_table(
             rows = list(_rows(handle, name, chosen))
     if not rows:
         raise InputError("the table is empty", name)
-    width = len(rows[0][1])
+    width = _width(rows)
     for number, fields in rows:
+        if len(fields) > width and not any(extra.strip() for extra in fields[width:]):
+            del fields[width:]  # a trailing delimiter (or several): no field more
         if len(fields) != width:
             raise InputError(
                 f"expected {width} fields (as in the first row), found {len(fields)}",
@@ -157,8 +183,10 @@ def read_table(
     cells = _cell_names(head, width, column, name)
     stems: list[str] = []
     forms: list[list[str]] = []
+    written: list[list[str]] = []
     seen: dict[str, int] = {}
     for position, (number, fields) in enumerate(rows, 1):
+        written.append(fields)
         values = [_clean(value) for value in fields]
         stem = values.pop(column) if column is not None else str(position)
         if not stem:
@@ -170,10 +198,27 @@ def read_table(
         seen[stem] = number
         stems.append(stem)
         forms.append(values)
-    table = ParadigmTable(_table_name(name), stems, cells, forms, chosen, head, column)
+    known = [
+        text for fields in written for at_column, text in enumerate(fields) if at_column != column
+    ]
+    table = ParadigmTable(
+        _table_name(name), stems, cells, forms, chosen, head, column, written, written_form(known)
+    )
     if not table.known():
         raise InputError("the table has no filled cell to learn from", name)
     return table
+
+
+def written_form(cells: Iterable[str]) -> Normalization:
+    """The Unicode normalization form ``cells`` are written in: ``NFD`` when every cell that
+    NFC and NFD write differently is decomposed (as many IPA keyboards write), else ``NFC``
+    (composed, a mix of both, or nothing to tell by)."""
+    composed = decomposed = False
+    for text in cells:
+        nfc, nfd = unicodedata.normalize("NFC", text), unicodedata.normalize("NFD", text)
+        composed |= text != nfd
+        decomposed |= text != nfc
+    return "NFD" if decomposed and not composed else "NFC"
 
 
 def _rows(stream: IO[bytes], name: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
@@ -186,6 +231,17 @@ def _rows(stream: IO[bytes], name: str, delimiter: str) -> Iterator[tuple[int, l
         except csv.Error as error:
             raise InputError(f"not a well-formed row ({error})", at(name, number)) from None
         yield number, fields
+
+
+def _width(rows: list[tuple[int, list[str]]]) -> int:
+    """The table's number of columns: the first row's, less the columns at its end that no
+    row fills (a spreadsheet's trailing delimiter, on the first row too)."""
+    first = len(rows[0][1])
+    used = max(
+        (1 + max((c for c, text in enumerate(fields) if text.strip()), default=-1))
+        for _, fields in rows
+    )
+    return min(first, used) if used else first
 
 
 def _table_name(source: str) -> str:

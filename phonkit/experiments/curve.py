@@ -62,7 +62,7 @@ def run(
         "path": request.path,
         "columns": request.columns,
         "options": request.options,
-        "data_dir": str(request.data_dir.resolve()) if request.data_dir else None,
+        "data_dir": str(request.data_dir) if request.data_dir else None,
         "seed": base.seed,
     }
     return run_experiment(

@@ -25,6 +25,7 @@ from phonkit.data.table import FOLDS, ParadigmTable, fold_split, read_table
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
 from phonkit.experiments.runner import (
+    MANIFEST,
     Group,
     Launch,
     grouped,
@@ -34,7 +35,9 @@ from phonkit.experiments.runner import (
 from phonkit.experiments.tables import markdown, mean_std, p_value, show, write_table
 from phonkit.jobs import Outcome, Planned, TrainRequest
 from phonkit.plugins import lookup
+from phonkit.run.config import located_path
 from phonkit.tasks.baseline import TABLE_BASELINES
+from phonkit.tasks.train import check_job
 
 SUFFIXES = (".csv", ".tsv")
 REFERENCE = "analogy"  # the baseline every variant is judged against
@@ -66,11 +69,13 @@ def run(
     """The table benchmark of ``folder`` in ``out``: every variant on every fold of every
     table, each run with the settings of its size and ``base.settings`` on top (its seed:
     also the held-out cells'), then the report; the runs that failed or were skipped."""
-    found = tables(folder)
     given = {key: value for key, value in base.settings.items() if key != "seed"}
-    runs = plan(found, [lookup("models", v).name for v in variants], base, given)
+    names = [lookup("models", v).name for v in variants]
+    for variant in names:  # a bad setting fails before the tables or out are looked at
+        check_job(table_job(folder, 1, variant, base, given))
+    runs = plan(tables(folder), names, base, given)
     settings = {
-        "folder": str(folder.resolve()),
+        "folder": str(folder),
         "transcriber": base.transcriber,
         "seed": base.seed,
         "settings": given,
@@ -96,20 +101,27 @@ def plan(
             if not split.test:
                 continue
             for variant in variants:
-                job = TrainRequest(
-                    corpus="table",
-                    request=CorpusRequest(path=str(path.resolve())),
-                    transcriber=base.transcriber,
-                    variant=variant,
-                    split="folds",
-                    fold=fold,
-                    settings={**given, "seed": base.seed},
-                    device=base.device,
-                    metrics=["acc", "mld"],
-                )
+                job = table_job(path, fold, variant, base, given)
                 labels = {"table": name, "fold": fold, "variant": variant}
                 runs.append(Planned(f"{name}-f{fold}-{variant}", job, labels))
     return runs
+
+
+def table_job(
+    path: Path, fold: int, variant: str, base: TrainRequest, given: Mapping[str, Any]
+) -> TrainRequest:
+    """The run of ``variant`` on fold ``fold`` of the table in ``path``."""
+    return TrainRequest(
+        corpus="table",
+        request=CorpusRequest(path=str(path.resolve())),
+        transcriber=base.transcriber,
+        variant=variant,
+        split="folds",
+        fold=fold,
+        settings={**given, "seed": base.seed},
+        device=base.device,
+        metrics=["acc", "mld"],
+    )
 
 
 @dataclass
@@ -151,6 +163,13 @@ def report(root: Path, permutations: int = PERMUTATIONS) -> None:
     """Write ``results.tsv`` (table, system, test cells, ACC, MLD) and ``results.md`` from
     the finished runs and the baselines."""
     settings = read_manifest(root)["settings"]
+    folder = located_path(settings["folder"], root)
+    if folder is None:
+        raise InputError(
+            f"the folder of tables {settings['folder']!r} (relative to this file) is not "
+            "there: the report scores the baselines on the tables the experiment read",
+            str(root / MANIFEST),
+        )
     groups = grouped(root, lambda labels: (labels["table"], labels["variant"]))
     names = list(dict.fromkeys(name for name, _ in groups))
     systems = [*dict.fromkeys(variant for _, variant in groups), *TABLE_BASELINES]
@@ -158,7 +177,6 @@ def report(root: Path, permutations: int = PERMUTATIONS) -> None:
     for key, group in groups.items():
         items = [item for run in group.runs for item in run.item_scores().values()]
         scores[key] = Scores([i["acc"] / 100.0 for i in items], [i["mld"] for i in items])
-    folder = Path(settings["folder"])
     for name in names:
         for system, found in baseline_scores(
             read_table(folder / _file(folder, name)), settings["seed"]

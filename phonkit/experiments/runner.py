@@ -1,7 +1,8 @@
 """Many training runs as one experiment: resumable, trained by a launcher (by default local
 processes; see :mod:`phonkit.jobs`), with overall progress on stderr.
 
-An experiment directory holds ``experiment.json`` (its kind and settings), ``runs/NAME/``
+An experiment directory holds ``experiment.json`` (its kind and settings, the paths among
+them stored relative to the directory: :func:`phonkit.run.config.recorded_path`), ``runs/NAME/``
 (one run directory per planned run), ``logs/NAME.log`` (each run's own messages) and
 ``outcomes.json`` (how each run ended: finished, skipped with a reason, or failed) and
 ``plan.json`` (every run planned so far, with its labels, for the reports). A run that
@@ -31,6 +32,7 @@ from phonkit.jobs import Launch, Outcome, Planned, Session, TrainRequest
 from phonkit.model.device import choose_device
 from phonkit.plugins import lookup
 from phonkit.progress import bars, say, show_messages
+from phonkit.run.config import moved_path, recorded_path
 from phonkit.run.directory import Run, clear, is_finished, is_run
 from phonkit.run.lock import RunLock
 from phonkit.tables.sizes import SMALL, settings_for
@@ -38,6 +40,7 @@ from phonkit.tasks.evaluate import selected_metrics
 from phonkit.tasks.train import start_run, train_run
 
 MANIFEST = "experiment.json"
+PATH_SETTINGS = ("folder", "data_dir", "path")  # the settings that are paths
 OUTCOMES = "outcomes.json"
 PLAN = "plan.json"
 SCORED = ("acc", "mld", "nll")  # the metrics every experiment's tables need
@@ -116,17 +119,20 @@ def reuse_settings(base: TrainRequest) -> dict[str, Any]:
 
 def open_experiment(root: Path, kind: str, settings: dict[str, Any], force: bool) -> None:
     """Create the experiment directory, or check that an existing one was made by the same
-    kind of experiment with the same settings (so finished runs can be reused)."""
-    manifest = {"kind": kind, "settings": settings}
+    kind of experiment with the same settings (so finished runs can be reused). The paths
+    among ``settings`` (:data:`PATH_SETTINGS`) are as given; the manifest stores them
+    relative to ``root``, and they match a stored path that leads to the same place."""
+    recorded = recorded_settings(settings, root)
+    manifest = {"kind": kind, "settings": recorded}
     if root.exists() and not root.is_dir():
         raise InputError(f"{root} is a file; out needs a directory", setting="out")
     if (root / MANIFEST).is_file():
         if force:
             shutil.rmtree(root)
         else:
-            found = read_manifest(root)
+            found = moved_manifest(read_manifest(root), root, root)
             if found != manifest:
-                changed = _differences(found.get("settings", {}), settings)
+                changed = _differences(found.get("settings", {}), recorded)
                 raise InputError(
                     f"{root} holds a {found.get('kind')} experiment made with other settings "
                     f"({changed}); choose another out, or pass force to start it over",
@@ -136,6 +142,28 @@ def open_experiment(root: Path, kind: str, settings: dict[str, Any], force: bool
         raise InputError(f"{root} is not empty and holds no phonkit experiment")
     root.mkdir(parents=True, exist_ok=True)
     write_atomic(root / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+
+
+def recorded_settings(settings: dict[str, Any], root: Path) -> dict[str, Any]:
+    """``settings`` with the paths among them as the manifest in ``root`` stores them."""
+    return {
+        key: recorded_path(value, root) if key in PATH_SETTINGS else value
+        for key, value in settings.items()
+    }
+
+
+def moved_manifest(manifest: dict[str, Any], root: Path, to: Path) -> dict[str, Any]:
+    """The manifest of the experiment in ``root`` as a copy of it in ``to`` stores it: its
+    paths re-expressed from there (an absolute path of an older manifest too)."""
+    settings = manifest.get("settings")
+    if not isinstance(settings, dict):
+        return manifest
+    moved = {
+        key: moved_path(value, root, to) if key in PATH_SETTINGS and isinstance(value, str)
+        else value
+        for key, value in settings.items()
+    }  # fmt: skip
+    return {**manifest, "settings": moved}
 
 
 def read_manifest(root: Path) -> dict[str, Any]:

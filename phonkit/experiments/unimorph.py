@@ -88,7 +88,7 @@ def run(
     base = with_configs(base)
     chosen = languages(langs, base.request.data_dir)
     runs = plan(chosen, [lookup("models", v).name for v in variants], seeds, base)
-    settings = reuse_settings(base) | {"data_dir": str(base.request.root.resolve())}
+    settings = reuse_settings(base) | {"data_dir": str(base.request.root)}
     return run_experiment(
         out, "unimorph", settings, runs, launch or Launch(), force,
         lambda: report(out, permutations),

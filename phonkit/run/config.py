@@ -5,12 +5,18 @@ keys, ``model`` and ``training`` objects) stays what earlier phonkit versions wr
 configuration written before a setting existed reads with the setting's old meaning (a run
 without ``morphemes`` split words into the lemma and each feature). A file that is not a run
 configuration is one :class:`~phonkit.errors.InputError` naming the file and the setting.
+
+The paths a record stores (a run's ``config.json``, an experiment's ``experiment.json``) say
+nothing of the machine it was made on: each is stored relative to the record's own
+directory (:func:`recorded_path`), so that a record and its data moved together still
+point at each other, and read back from there (:func:`located_path`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -162,6 +168,63 @@ class RunConfig:
 
 
 CONFIG = "config.json"
+
+
+def recorded_path(path: str | Path | None, record: Path) -> str | None:
+    """How a record in the directory ``record`` stores ``path``, a file or folder a command
+    was given: relative to ``record`` (``../../data/nld.tsv``); its name alone where the two
+    share no folder but the file system's root; as given where it names no file or folder
+    here (a Hugging Face dataset, ``-`` for stdin). Never an absolute path."""
+    if path is None or str(path) == "":
+        return None if path is None else ""
+    given = Path(path)
+    if not given.is_absolute() and not given.exists():
+        return str(path)
+    target, base = Path(os.path.abspath(given)), Path(os.path.abspath(record))
+    try:
+        common = Path(os.path.commonpath([target, base]))
+    except ValueError:  # on another drive
+        return target.name
+    if common == Path(common.anchor):
+        return target.name
+    return Path(os.path.relpath(target, base)).as_posix()
+
+
+def located_path(stored: str | None, record: Path) -> Path | None:
+    """Where a path that a record in the directory ``record`` stores is on this machine:
+    ``record`` joined with it, where that is a file or folder (an absolute path, which
+    records made before this rule hold, as it is); None where it is not there."""
+    if stored is None or stored == "":
+        return None
+    if Path(stored).is_absolute():
+        return Path(stored)
+    # ``..`` taken away by name, as recorded_path wrote it (os.path.relpath)
+    place = Path(os.path.normpath(os.path.abspath(Path(record, stored))))
+    return place if place.exists() else None
+
+
+def moved_path(stored: str | None, record: Path, to: Path) -> str | None:
+    """A path that a record in ``record`` stores, as the same record moved to ``to`` stores
+    it (an absolute one, of a record made before the rule, too); kept as stored where it
+    leads nowhere here (a dataset's name, a file name alone)."""
+    place = located_path(stored, record)
+    return stored if place is None else recorded_path(place, to)
+
+
+def moved_config(config: Any, record: Path, to: Path) -> Any:
+    """The object of a ``config.json`` in ``record`` with its paths as they are stored in a
+    copy of it in ``to`` (:func:`moved_path`); everything else as it is."""
+    request = config.get("corpus_request") if isinstance(config, dict) else None
+    if not isinstance(request, dict):
+        return config
+    moved = {
+        key: moved_path(value, record, to) if key in PATHS and isinstance(value, str) else value
+        for key, value in request.items()
+    }
+    return {**config, "corpus_request": moved}
+
+
+PATHS = ("path", "data_dir")  # the keys of ``corpus_request`` that hold paths
 
 
 def read_json(path: Path) -> Any:

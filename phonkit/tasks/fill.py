@@ -27,7 +27,7 @@ from phonkit.run.directory import Run
 from phonkit.run.factory import load_model
 from phonkit.tables.sizes import SMALL
 from phonkit.tasks.predict import Cell, PredictOptions, Predictor
-from phonkit.tasks.train import train
+from phonkit.tasks.train import check_job, train
 
 
 @dataclass
@@ -85,6 +85,8 @@ def fill(
     in the run's settings. With ``resume``, the run in ``out`` that a stopped ``fill`` of
     the same table left goes on training, if it must, then fills the gaps."""
     request = request or FillRequest()
+    job = fill_job(table, request, source)
+    check_job(job)  # a bad setting is the error, whatever the table or out holds
     gaps = table.gaps()
     if not gaps:
         say(f"{table.name}: no empty cell to fill; the table is written back unchanged")
@@ -102,7 +104,6 @@ def fill(
         )
     if not fillable:
         return FilledTable(table, [], unfillable)
-    job = fill_job(table, request, source)
     stopped: Run | None = None  # the run a stopped fill left, to go on with
     if resume:
         if out is None:

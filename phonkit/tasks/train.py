@@ -22,7 +22,7 @@ from phonkit.model.device import choose_device, one_thread, resolve_precision, s
 from phonkit.model.training import Checkpoint, Trainer, seed_everything
 from phonkit.plugins import lookup
 from phonkit.progress import TrainingProgress, say
-from phonkit.run.config import DataSettings, RunConfig, SplitSettings
+from phonkit.run.config import DataSettings, RunConfig, SplitSettings, recorded_path
 from phonkit.run.directory import Run, writing
 from phonkit.run.factory import load_model, run_model
 from phonkit.tables.candidates import Rewrites
@@ -86,8 +86,23 @@ def surface_examples(
     return examples
 
 
-def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Split:
-    protocol, seed = job.protocol, job.seed
+def check_job(job: TrainRequest) -> None:
+    """Check every setting of ``job`` that needs no data: the plugins it names, the
+    device, the model and training settings, the split's. Called before a run directory or
+    the corpus is looked at, so that a bad setting is the error whatever is there."""
+    lookup("corpora", job.corpus)
+    lookup("models", job.variant)
+    lookup("transcribers", job.transcriber)
+    lookup("decompositions", job.morphemes)
+    selected_metrics(job.metrics)
+    choose_device(job.device)
+    settings_for(job, SMALL)
+    check_split(job)
+
+
+def check_split(job: TrainRequest) -> None:
+    """The split protocol is known, with the settings it needs and none it does not."""
+    protocol = job.protocol
     if protocol not in PROTOCOLS:
         raise InputError(f"unknown split {protocol!r}; use {', '.join(PROTOCOLS)}")
     if protocol == "sample" and job.k is None:
@@ -105,6 +120,11 @@ def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Spl
             "split.fold goes with split.protocol=folds, and that split needs it",
             setting=("split.fold", "split.protocol"),
         )
+
+
+def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Split:
+    check_split(job)
+    protocol, seed = job.protocol, job.seed
     if protocol == "sample":
         split = PROTOCOLS[protocol](examples, seed, job.k, job.draw)
     elif protocol == "folds" and job.fold is not None:
@@ -146,6 +166,7 @@ def train(
     replaces a run there; ``lexicon``: the corpus, read already), or with ``resume`` go on
     training the unfinished run in ``out`` (on ``job.device`` unless that is ``auto``); the
     run and its dev and test scores."""
+    check_job(job)  # before the run directory is looked at
     if resume:
         if out is None:
             raise InputError("resume needs out, the run to go on with", setting=("resume", "out"))
@@ -164,12 +185,8 @@ def train(
 def start_run(job: TrainRequest, out: Path, force: bool, lexicon: Lexicon | None = None) -> Run:
     """Read the corpus (or take ``lexicon``, read from it already), split it and write a new
     run directory (not yet trained)."""
+    check_job(job)  # a bad setting fails before the corpus is read
     variant = lookup("models", job.variant)
-    lookup("transcribers", job.transcriber)
-    lookup("decompositions", job.morphemes)
-    selected_metrics(job.metrics)
-    choose_device(job.device)
-    settings_for(job, SMALL)  # a bad setting fails before the corpus is read
     request = request_of(job)
     if lexicon is None:
         lexicon = lookup("corpora", job.corpus).read(request)
@@ -190,10 +207,10 @@ def start_run(job: TrainRequest, out: Path, force: bool, lexicon: Lexicon | None
         data=DataSettings(
             corpus=job.corpus,
             lang=request.lang,
-            path=request.path,
+            path=recorded_path(request.path, out),  # the run stores no absolute path
             columns=request.columns,
             options=dict(request.options),
-            data_dir=str(request.data_dir) if request.data_dir else None,
+            data_dir=recorded_path(request.data_dir, out),
             max_entries=job.max_entries,
         ),
         transcriber=job.transcriber,
