@@ -315,8 +315,10 @@ def test_celex_experiment_without_celex_is_one_line(cli, tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["train", "--max-entries", "0"], "--max-entries must be at least 1"),
-        (["train", "--k", "0"], "--k must be at least 1"),
+        (["train", "--max-entries", "0"], "--max-entries must be a whole number at least 1"),
+        (["train", "--k", "0"], "--k must be a whole number at least 1, not 0"),
+        (["train", "--set", "copy.lr=0"], "--set copy.lr must be a number above 0"),
+        (["train", "--set", "copy.shift=1,2"], "--set copy.shift must be 10 numbers"),
         (["train", "--split", "sample"], "--split sample needs --k K"),
         (["train", "--k", "5", "--split", "lemmas"], "--k goes with the k-sample split"),
         (["experiment", "unimorph", "--langs", "tur", "--max-entries", "0"], "--max-entries must"),

@@ -162,6 +162,13 @@ def test_run_configuration_round_trips_and_reads_old_runs(trained_run):
     old = {key: value for key, value in data.items() if key not in ("morphemes", "protocol")}
     assert RunConfig.from_json(old, "x").morphemes == "features"
     assert RunConfig.from_json(old, "x").split.protocol == "paradigms"
+    older = {key: value for key, value in old.items() if key != "fold"} | {"draw": None}
+    read = RunConfig.from_json(older, "x")  # as runs without a k were written, no copy models
+    assert (read.split.draw, read.split.fold, read.copy) == (1, None, None)
+    with pytest.raises(InputError, match="copy settings: unknown copy setting 'nope'"):
+        RunConfig.from_json({**data, "copy": {"nope": 1}}, "x")
+    with pytest.raises(InputError, match=r"split settings: split\.k must be a whole number"):
+        RunConfig.from_json({**data, "k": 0}, "x")
     with pytest.raises(InputError, match="'max_length' is a string, expected a whole number"):
         RunConfig.from_json({**data, "max_length": "9"}, "x")
     with pytest.raises(InputError, match="'variant' is missing, expected a string"):

@@ -13,7 +13,6 @@ from phonkit.cli.options import (
     DataDir,
     Device,
     Ipa,
-    MaxEntries,
     Metrics,
     Morphemes,
     Transcribers,
@@ -31,6 +30,7 @@ from phonkit.errors import InputError
 from phonkit.jobs import Launch
 
 CELEX = {"batch_size": 32, "patience": 10}  # the learning curve's own defaults
+SPLIT = ("protocol", "k", "draw", "fold")  # the experiments' own: their runs' split
 
 experiment_app = typer.Typer(
     help="Run the paper's experiments: many runs, resumable, with tables and figures."
@@ -81,7 +81,7 @@ launch_options = gathered("launch", LAUNCH, _launch)
 
 @experiment_app.command("unimorph")
 @launch_options
-@setting_options("model", "training", skip=("seed",))
+@setting_options("model", "training", "split", "copy", skip=("seed", *SPLIT))
 def unimorph(
     langs: Annotated[
         str, typer.Option(help="ISO 639-3 codes, comma-separated, or all (the paper's 28).")
@@ -90,7 +90,6 @@ def unimorph(
     seeds: Annotated[str, typer.Option(help="Seeds, comma-separated: one run each.")] = "1",
     transcriber: Transcribers = "none",
     ipa: Ipa = False,
-    max_entries: MaxEntries = None,
     data_dir: DataDir = None,
     out: Annotated[Path, typer.Option(help="Experiment directory.")] = Path("experiments/unimorph"),
     launch: Launch = Launch(),  # --jobs, --launcher, -L (launch_options)
@@ -108,13 +107,12 @@ def unimorph(
     from phonkit.jobs import TrainRequest
     from phonkit.tasks.train import choose_transcriber
 
-    at_least_one(max_entries=max_entries, permutations=permutations)
+    at_least_one(permutations=permutations)
     base = TrainRequest(
         request=CorpusRequest(data_dir=data_dir),
         transcriber=choose_transcriber("unimorph", transcriber, ipa),
         morphemes=morphemes,
         device=device,
-        max_entries=max_entries,
         metrics=names(metrics, "--metrics") if metrics else None,
         settings=dict(settings or {}),
     )
@@ -126,7 +124,7 @@ def unimorph(
 
 @experiment_app.command("celex")
 @launch_options
-@setting_options("model", "training", defaults=CELEX, skip=("seed",))
+@setting_options("model", "training", "copy", defaults=CELEX, skip=("seed",))
 @corpus_request
 def celex(
     lang: Annotated[str, typer.Option(help="ISO 639-3 code: nld, eng or deu for CELEX.")],
@@ -174,7 +172,7 @@ def celex(
 
 @experiment_app.command("tables")
 @launch_options
-@setting_options("model", "training", skip=("seed",))
+@setting_options("model", "training", "copy", skip=("seed",))
 def tables(
     folder: Annotated[Path, typer.Argument(help="A folder of paradigm tables (.csv, .tsv).")],
     variants: Variants = "pi,pd,joint",

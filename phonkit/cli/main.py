@@ -22,7 +22,6 @@ from phonkit.cli.options import (
     Device,
     Ipa,
     Lang,
-    MaxEntries,
     Metrics,
     Morphemes,
     Precision,
@@ -52,7 +51,7 @@ app = typer.Typer(
 
 
 @app.command()
-@setting_options("model", "training")
+@setting_options("model", "training", "split", "copy")
 @corpus_request
 def train(
     corpus: Corpus = "sample",
@@ -65,28 +64,6 @@ def train(
     request: CorpusRequest = CorpusRequest(),  # --data-dir, --path... (corpus_request)
     transcriber: Transcribers = "none",
     ipa: Ipa = False,
-    split: Annotated[
-        str,
-        typer.Option(
-            help="paradigms: hold out cells of seen paradigms; "
-            "lemmas: hold out whole paradigms (for evaluate --unseen-lemmas); "
-            "sample: the k-sample of --k; folds: fold --fold of a table's stems (--corpus "
-            "table); all: everything trains."
-        ),
-    ] = "paradigms",
-    k: Annotated[
-        int | None,
-        typer.Option(
-            "--k",
-            help="Train on K entries drawn by token frequency (the CELEX learning-curve "
-            "split); dev and test come from the rest whose morphemes were drawn.",
-        ),
-    ] = None,
-    draw: Annotated[int, typer.Option(help="Which draw of the --k sample (1, 2, ...).")] = 1,
-    fold: Annotated[
-        int | None, typer.Option(help="With --split folds: the fold of the stems held out (1-5).")
-    ] = None,
-    max_entries: MaxEntries = None,
     metrics: Metrics = None,
     device: Device = "auto",
     force: Annotated[bool, typer.Option(help="Replace an existing run directory.")] = False,
@@ -98,25 +75,19 @@ def train(
     """Train a model and write a run directory; prints dev/test metrics on stderr.
 
     With no arguments: the position-independent model on the bundled Turkish sample. Below
-    2,000 training forms the model and training settings not given are chosen by the data's
-    size (docs/small-data.md)."""
+    2,000 training forms the model, training and copy models' settings not given are chosen
+    by the data's size (docs/small-data.md)."""
     from phonkit.jobs import TrainRequest
     from phonkit.progress import metrics_table, say
     from phonkit.tasks.train import choose_transcriber
     from phonkit.tasks.train import train as train_job
 
-    at_least_one(k=k, draw=draw, max_entries=max_entries)
     job = TrainRequest(
         corpus=corpus,
         request=request,
         transcriber="none" if resume else choose_transcriber(corpus, transcriber, ipa),
         variant=variant,
         morphemes=morphemes,
-        split=split,
-        k=k,
-        draw=draw,
-        fold=fold,
-        max_entries=max_entries,
         metrics=names(metrics, "--metrics") if metrics else None,
         settings=dict(settings or {}),
         device=device,

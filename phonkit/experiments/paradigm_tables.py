@@ -101,9 +101,7 @@ def plan(
                     request=CorpusRequest(path=str(path.resolve())),
                     transcriber=base.transcriber,
                     variant=variant,
-                    split="folds",
-                    fold=fold,
-                    settings={**given, "seed": base.seed},
+                    settings={**given, "seed": base.seed, "protocol": "folds", "fold": fold},
                     device=base.device,
                     metrics=["acc", "mld"],
                 )
