@@ -291,6 +291,14 @@ def test_celex_learning_curve_end_to_end(cli, tmp_path, monkeypatch):
     before = (out / "curve.tsv").read_text()
     assert cli("experiment", "report", str(out)).code == 0
     assert (out / "curve.tsv").read_text() == before
+    # From Python the curve has the command's defaults (patience 10): every run is reused.
+    import phonkit
+
+    request = phonkit.CorpusRequest(lang="nld", data_dir=root)
+    given = {"dim": 16, "epochs": 1, "candidates": "analogy"}
+    base = TrainRequest(corpus="celex", request=request, settings=given, metrics=["acc", "mld"])
+    ended = phonkit.experiment("celex", out, base, sizes=[40, 80], draws=2, variants=["pi", "pd"])
+    assert ended == [] and (out / "curve.tsv").read_text() == before
 
 
 def test_the_curves_runs_take_the_settings_of_their_size():
