@@ -22,7 +22,7 @@ from phonkit.errors import InputError
 from phonkit.experiments import kinds
 from phonkit.jobs import Launch, Outcome, TrainRequest
 from phonkit.metrics import Metric
-from phonkit.model.device import choose_device
+from phonkit.model.device import choose_device, cpu_threads
 from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup, registry
 from phonkit.run.config import RunConfig
@@ -123,7 +123,8 @@ class Model:
         )
         cells = cells_of(rows)
         predictor = Predictor(self.run, self.device, options, self.network)
-        filled = predictor.predict(cells, "rows")
+        with cpu_threads(self.device):  # as phonkit predict decodes
+            filled = predictor.predict(cells, "rows")
         predictor.report()
         joiner = predictor.transcriber.joiner
         return [

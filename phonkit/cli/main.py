@@ -135,7 +135,7 @@ def predict(
     must come in the rows next to their gaps. Streams: output follows input chunk by chunk."""
     from phonkit.data.tsv import open_bytes, stdin_bytes
     from phonkit.errors import Interrupted
-    from phonkit.model.device import choose_device, shared_cpu
+    from phonkit.model.device import choose_device
     from phonkit.run.directory import Run
     from phonkit.tasks.predict import PredictOptions, Predictor
     from phonkit.tasks.streaming import predict_stream
@@ -154,7 +154,7 @@ def predict(
         sys.stdout.flush()
 
     try:
-        with stream, shared_cpu(predictor.device):
+        with stream:
             predict_stream(predictor, stream, name, write)
     except KeyboardInterrupt:
         tally = predictor.tally
@@ -207,7 +207,7 @@ def evaluate(
     """Score a run on its test split or on a TSV with gold forms; metric<TAB>value on stdout
     (with --unseen-lemmas: known<TAB>system<TAB>metric<TAB>value)."""
     from phonkit.data.tsv import format_rows, write_atomic
-    from phonkit.model.device import choose_device, shared_cpu
+    from phonkit.model.device import choose_device
     from phonkit.progress import metrics_table
     from phonkit.run.directory import Run
     from phonkit.run.factory import load_model
@@ -226,15 +226,11 @@ def evaluate(
                 f"{run.config.split.protocol!r}); train with --split lemmas, "
                 "or give a TSV of new lemmas"
             )
-        with shared_cpu(choose_device(device)):
-            _evaluate_unseen(
-                run, examples, counts, seed, FitConfig(**settings or {}), device, precision
-            )
+        fit = FitConfig(**settings or {})
+        _evaluate_unseen(run, examples, counts, seed, fit, device, precision)
         return
     gold = None if file is None else read_gold(file, run, False, transcriber)
-    where = choose_device(device)
-    with shared_cpu(where):
-        result = evaluate_run(run, gold, load_model(run, where), None, precision)
+    result = evaluate_run(run, gold, load_model(run, choose_device(device)), None, precision)
     label = "test" if file is None else str(file)
     if predictions:
         write_atomic(predictions, format_rows(result.rows(run.transcriber().joiner)))

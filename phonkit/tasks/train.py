@@ -4,7 +4,6 @@ trainer -> run directory -> scores. The CLI commands are thin wrappers of these 
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from phonkit.data.split import HOLDS_NO_DEV, PROTOCOLS, Split, has_counts, stem_
 from phonkit.data.tsv import format_rows
 from phonkit.errors import InputError
 from phonkit.jobs import TrainRequest
-from phonkit.model.device import choose_device, one_thread, resolve_precision, shared_cpu
+from phonkit.model.device import choose_device, cpu_threads, resolve_precision
 from phonkit.model.training import Checkpoint, Trainer, seed_everything
 from phonkit.plugins import lookup
 from phonkit.progress import TrainingProgress, say
@@ -234,16 +233,13 @@ def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, f
         f"{resolve_precision(device, training.precision)} "
         f"({sum(p.numel() for p in trainer.model.parameters()):,} parameters)"
     )
-    copying = start_copy_models(run, device)
+    copying = start_copy_models(run, device)  # in a forked process, beside the model
     busy = f"{run.path}: other processes keep CPU cores busy: training"
-    with shared_cpu(device, busy) if copying is None else nullcontext():
-        try:  # beside the copy models, one thread: a second would spin while they compute
-            with (
-                one_thread() if copying is not None else nullcontext(),
-                TrainingProgress(
-                    training.epochs, trainer.batches_per_epoch(), trainer.epoch
-                ) as progress,
-            ):
+    # beside the copy models, one thread: a second would spin while they compute
+    with cpu_threads(device, small=copying is not None, said=busy):
+        try:
+            epochs = training.epochs, trainer.batches_per_epoch(), trainer.epoch
+            with TrainingProgress(*epochs) as progress:
                 trainer.fit(progress.advance, progress.report)
         except BaseException:
             if copying is not None:
