@@ -42,7 +42,7 @@ def main() -> None:
     for name, run in sorted(runs.items(), key=lambda item: order.index(item[0])):
         config = run.config
         history = _history(run)
-        split = config.split.counts
+        split = config.counts
         rows.append(
             {
                 "lang": config.lang,

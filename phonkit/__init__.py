@@ -47,6 +47,8 @@ API = {
     "ModelConfig": "phonkit.settings",
     "TrainConfig": "phonkit.settings",
     "FitConfig": "phonkit.settings",
+    "CopyConfig": "phonkit.settings",
+    "SplitConfig": "phonkit.settings",
     "RunConfig": "phonkit.run.config",
     "InputError": "phonkit.errors",
 }

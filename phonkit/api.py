@@ -7,7 +7,7 @@ names the setting and the value); messages go to the ``phonkit`` logger (see doc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -19,9 +19,10 @@ from phonkit.data.lexicon import Decomposition, Entry, parse_features, parse_lem
 from phonkit.data.table import ParadigmTable, read_table
 from phonkit.data.transcription import Transcriber
 from phonkit.errors import InputError
+from phonkit.experiments import kinds
 from phonkit.jobs import Launch, Outcome, TrainRequest
 from phonkit.metrics import Metric
-from phonkit.model.device import choose_device
+from phonkit.model.device import choose_device, cpu_threads
 from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup, registry
 from phonkit.run.config import RunConfig
@@ -122,7 +123,8 @@ class Model:
         )
         cells = cells_of(rows)
         predictor = Predictor(self.run, self.device, options, self.network)
-        filled = predictor.predict(cells, "rows")
+        with cpu_threads(self.device):  # as phonkit predict decodes
+            filled = predictor.predict(cells, "rows")
         predictor.report()
         joiner = predictor.transcriber.joiner
         return [
@@ -234,24 +236,14 @@ def experiment(
     **options: Any,
 ) -> list[Outcome]:
     """Run an experiment into the directory ``out`` as ``phonkit experiment KIND`` does, with
-    ``base``'s settings for every run (resumable: finished runs are reused), and write its
-    report. ``kind`` and its ``options``: ``unimorph`` (``langs``, ``variants``, ``seeds``,
-    ``permutations``), ``celex`` (``sizes``, ``draws``, ``variants``; ``base`` names the
-    corpus), ``tables`` (``folder``, ``variants``, ``permutations``). Returns the runs that
-    failed or were skipped."""
-    from phonkit.experiments import curve, paradigm_tables, unimorph
-
-    kinds: dict[str, Callable[..., list[Outcome]]] = {
-        "unimorph": unimorph.run,
-        "celex": curve.run,
-        "tables": paradigm_tables.run,
-    }
-    if kind not in kinds:
-        raise InputError(f"unknown experiment {kind!r}; experiments: {', '.join(kinds)}")
-    if "folder" in options:
-        options["folder"] = Path(options["folder"])
-    run = kinds[kind]
-    return run(out=Path(out), base=base or TrainRequest(), launch=launch, force=force, **options)
+    ``base``'s settings for every run on top of the kind's own defaults (resumable: finished
+    runs are reused), and write its report. ``kind`` and its ``options``: ``unimorph``
+    (``langs``, ``variants``, ``seeds``, ``permutations``), ``celex`` (``sizes``, ``draws``,
+    ``variants``; ``base`` names the corpus; batches of 32, patience 10), ``tables``
+    (``folder``, ``variants``, ``permutations``). Returns the runs that failed or were
+    skipped."""
+    base = base or TrainRequest()
+    return kinds.run(kind, Path(out), base, launch=launch, force=force, **options)
 
 
 def corpus(name: str) -> Corpus:

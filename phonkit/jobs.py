@@ -26,41 +26,54 @@ from typing import Any, Protocol, TypeVar
 from phonkit.data.corpora import CorpusRequest
 from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.errors import InputError
-from phonkit.settings import ModelConfig, TrainConfig, parse
+from phonkit.settings import GROUPS, RUN, SplitConfig, TrainConfig, by_group, parse, shortest
 
 Settings = TypeVar("Settings")
 
 
 @dataclass
 class TrainRequest:
+    """What a training run is asked for: the corpus and what to read from it, the transcriber,
+    the model variant, the morpheme decomposition, the device, the metrics, and ``settings``:
+    any declared setting of a run (:data:`phonkit.settings.RUN`: the model's, training's, the
+    copy models' and the split's) by key, as ``--set`` takes them (``{"dim": 64, "k": 400,
+    "copy.lr": 0.01}``). The model, training and copy settings not given are those of the
+    training split's size (:mod:`phonkit.tables.sizes`: the declared defaults from 2,000
+    forms on); the split's, the declared defaults. Keys and values are checked when the
+    request is made."""
+
     corpus: str = "sample"
     request: CorpusRequest = field(default_factory=CorpusRequest)
     transcriber: str = "none"
     variant: str = "pi"
     morphemes: str = DEFAULT_DECOMPOSITION  # how words split into morphemes (a plugin name)
-    split: str = "paradigms"  # a key of phonkit.data.split.PROTOCOLS
-    # The settings of the model and its training: ``None`` takes those of the training split's
-    # size (phonkit.tables.sizes: the defaults at or above 2,000 forms); ``settings`` (by
-    # field name: dim, lr...) go on top of either.
-    model: ModelConfig | None = None
-    training: TrainConfig | None = None
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: Mapping[str, Any] = field(default_factory=dict)
     device: str = "auto"
-    k: int | None = None  # the "sample" split: training entries drawn by token frequency
-    draw: int = 1  # which draw of the k-sample
-    fold: int | None = None  # the "folds" split: the fold of the table's stems held out
-    max_entries: int | None = None  # keep at most this many entries (whole paradigms)
     metrics: list[str] | None = None  # scored at the end; None: every installed metric
+
+    def __post_init__(self) -> None:
+        self.settings = shortest(self.settings, RUN)  # ``model.dim`` is ``dim``
+        for group, values in self.given().items():
+            GROUPS[group](**values)  # each value in its range
+
+    def given(self) -> dict[str, dict[str, Any]]:
+        """The settings given, by group and name: ``{"model": {"dim": 64}, ...}``."""
+        return by_group(self.settings, RUN)
+
+    @property
+    def split(self) -> SplitConfig:
+        """The entries the run takes and their split."""
+        return SplitConfig(**self.given()["split"])
 
     @property
     def protocol(self) -> str:
         """The split protocol: ``paradigms`` with a ``k`` is the k-sample."""
-        return "sample" if self.k is not None and self.split == "paradigms" else self.split
+        return self.split.protocol
 
     @property
     def seed(self) -> int:
         """The seed of the split and of training."""
-        return self.settings.get("seed", (self.training or TrainConfig()).seed)
+        return self.settings.get("seed", TrainConfig.seed)
 
 
 @dataclass(frozen=True)

@@ -17,15 +17,17 @@ from test_tables import HARMONY, write_table
 from phonkit.data.lexicon import segment
 from phonkit.model.copying import (
     OFFSETS,
-    CopyConfig,
     CopyModel,
     hallucinate,
     moved,
     offset_table,
+    rows_of,
     shared_part,
 )
 from phonkit.run.directory import Run
 from phonkit.run.factory import load_copy_models
+from phonkit.settings import ALIGNMENT_MOVES, CopyConfig
+from phonkit.tables.candidates import known_forms
 from phonkit.tables.copy_training import train_copy_model
 from phonkit.tables.judges import posterior
 from phonkit.tables.sizes import copy_config
@@ -64,13 +66,24 @@ def test_copy_model_reloads_with_the_same_judgement(harmony):
 
 
 def test_sized_copy_settings_follow_the_table_size():
-    small = copy_config([[("a",), ("a", "b")]] * 5, seed=3)
-    assert (small.hallucinated, small.content, small.seed) == (1.0, False, 3)
-    big = copy_config([[("a",)] * 4] * 50, seed=1)  # 200 forms, 4 per stem, 50 stems
+    small = copy_config([[("a",), ("a", "b")]] * 5)
+    assert (small.hallucinated, small.content) == (1.0, False)
+    big = copy_config([[("a",)] * 4] * 50)  # 200 forms, 4 per stem, 50 stems
     assert big.content and big.hallucinated == pytest.approx(100 / 200)
     assert big.steps == 80 and big.stems_per_batch == 12
-    bigger = copy_config([[("a",)] * 4] * 100, seed=1)  # 400 forms: half the updates
+    bigger = copy_config([[("a",)] * 4] * 100)  # 400 forms: half the updates
     assert bigger.steps == 40 and bigger.stems_per_batch == 12
+    given = copy_config([[("a",)] * 4] * 100, {"steps": 7, "lr": 0.01})  # given on top
+    assert (given.steps, given.lr, given.stems_per_batch) == (7, 0.01, 12)
+    assert OFFSETS == ALIGNMENT_MOVES == len(given.shift)
+
+
+def test_a_copy_model_stored_with_its_seed_before_the_settings_were_declared_reloads(harmony):
+    state = harmony.state()
+    old = {**state, "config": {**state["config"], "seed": 1, "shift": tuple(CopyConfig.shift)}}
+    known, forms = {"1": segment("deniz")}, [segment("denizler")]
+    again = CopyModel.from_state(old)
+    assert again.nll(known, "2", forms) == pytest.approx(harmony.nll(known, "2", forms))
 
 
 def test_hallucinated_stems_keep_the_affixes_and_change_the_shared_part():
@@ -89,10 +102,19 @@ def test_fill_with_the_copy_model_keeps_it_in_the_run(cli, tmp_path):
     path = tmp_path / "harmony.csv"
     path.write_text(HARMONY, encoding="utf-8")
     out = tmp_path / "run"
-    result = cli("fill", str(path), "--candidates", "analogy+copy", "--out", str(out))
+    result = cli("fill", str(path), "--candidates", "analogy+copy", "--out", str(out),
+                 "--set", "copy.dim=48")  # fmt: skip
     assert result.code == 0, result.err
-    assert json.loads((out / "config.json").read_text())["model"]["candidates"] == "analogy+copy"
-    assert len(load_copy_models(Run(out))) == 2 and not Run(out).missing_copy_models()
+    config = json.loads((out / "config.json").read_text())
+    assert config["model"]["candidates"] == "analogy+copy"
+    # The copy models' settings are the table's size's, the given one on top, recorded and
+    # used by both copy models (trained in the forked process or in this one)
+    table = rows_of(known_forms(Run(out).examples("train")))[1]
+    assert config["copy"] == copy_config(table, {"dim": 48}).to_json()
+    copies = load_copy_models(Run(out))
+    assert len(copies) == 2 and not Run(out).missing_copy_models()
+    assert [copy.config.dim for copy in copies] == [48, 48]
+    assert [copy.net.to_uf.out_features for copy in copies] == [48, 48]
     filled = [line.split(",")[1] for line in result.out.splitlines()[16:]]
     assert all(form.endswith(("lar", "ler")) for form in filled)
     again = cli("predict", "-m", str(out), stdin=b"17\t2\t\n")  # araba

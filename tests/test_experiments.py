@@ -321,6 +321,14 @@ def test_celex_learning_curve_end_to_end(cli, tmp_path, monkeypatch):
     before = (out / "curve.tsv").read_text()
     assert cli("experiment", "report", str(out)).code == 0
     assert (out / "curve.tsv").read_text() == before
+    # From Python the curve has the command's defaults (patience 10): every run is reused.
+    import phonkit
+
+    request = phonkit.CorpusRequest(lang="nld", data_dir=root)
+    given = {"dim": 16, "epochs": 1, "candidates": "analogy"}
+    base = TrainRequest(corpus="celex", request=request, settings=given, metrics=["acc", "mld"])
+    ended = phonkit.experiment("celex", out, base, sizes=[40, 80], draws=2, variants=["pi", "pd"])
+    assert ended == [] and (out / "curve.tsv").read_text() == before
 
 
 def test_the_curves_runs_take_the_settings_of_their_size():
@@ -345,8 +353,10 @@ def test_celex_experiment_without_celex_is_one_line(cli, tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["train", "--max-entries", "0"], "--max-entries must be at least 1"),
-        (["train", "--k", "0"], "--k must be at least 1"),
+        (["train", "--max-entries", "0"], "--max-entries must be a whole number at least 1"),
+        (["train", "--k", "0"], "--k must be a whole number at least 1, not 0"),
+        (["train", "--set", "copy.lr=0"], "--set copy.lr must be a number above 0"),
+        (["train", "--set", "copy.shift=1,2"], "--set copy.shift must be 10 numbers"),
         (["train", "--split", "sample"], "--split sample needs --k K"),
         (["train", "--k", "5", "--split", "lemmas"], "--k goes with the k-sample split"),
         (["experiment", "unimorph", "--langs", "tur", "--max-entries", "0"], "--max-entries must"),

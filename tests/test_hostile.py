@@ -213,7 +213,7 @@ CASES = [
     ("train-dim-0", ["train", "--dim", "0"], b"", 2, "--dim must be a whole"),
     ("train-patience", ["train", "--patience", "-1"], b"", 2, "--patience must be"),
     ("train-epochs-text", ["train", "--epochs", "x"], b"", 2, "Invalid value for '--epochs'"),
-    ("train-bad-split", ["train", "--split", "nope"], b"", 2, "unknown split 'nope'"),
+    ("train-bad-split", ["train", "--split", "nope"], b"", 2, "--split must be paradigms,"),
     ("train-bad-metric", ["train", "--metrics", "nope"], b"", 2, "unknown metric 'nope'"),
     ("train-bad-variant", ["train", "--variant", "nope"], b"", 2, "unknown model variant"),
     # train: corpora

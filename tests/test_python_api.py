@@ -48,6 +48,36 @@ def test_predict_gives_the_rows_of_phonkit_predict(cli, trained_run):
     assert model.predict(rows)[2].given and not model.predict(rows)[0].given
 
 
+def test_predict_and_evaluate_run_on_the_threads_other_processes_leave(trained_run, monkeypatch):
+    import torch
+
+    from phonkit.model import device
+    from phonkit.tasks import evaluate
+    from phonkit.tasks.predict import Predictor
+
+    seen = []
+
+    def watched(work):
+        def call(*args, **kwargs):
+            seen.append(torch.get_num_threads())
+            return work(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(Predictor, "predict", watched(Predictor.predict))
+    monkeypatch.setattr(evaluate, "evaluate", watched(evaluate.evaluate))
+    monkeypatch.setattr(device, "free_threads", lambda: 1)  # the other cores are busy
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        model = phonkit.load(trained_run)
+        model.predict([("göç", "N;NOM;PL", None)])
+        model.evaluate()
+        assert seen == [1, 1] and torch.get_num_threads() == 2  # as phonkit predict, evaluate
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_score_is_the_surprisal_of_predict_score(cli, trained_run):
     rows = [("göç", "N;NOM;PL", "göçler"), ("göç", "N;LOC;PL", "göçlerde")]
     text = "".join(f"{lemma}\t{features}\t{form}\n" for lemma, features, form in rows)
@@ -188,6 +218,13 @@ def test_run_configuration_round_trips_and_reads_old_runs(trained_run):
     old = {key: value for key, value in data.items() if key not in ("morphemes", "protocol")}
     assert RunConfig.from_json(old, "x").morphemes == "features"
     assert RunConfig.from_json(old, "x").split.protocol == "paradigms"
+    older = {key: value for key, value in old.items() if key != "fold"} | {"draw": None}
+    read = RunConfig.from_json(older, "x")  # as runs without a k were written, no copy models
+    assert (read.split.draw, read.split.fold, read.copy) == (1, None, None)
+    with pytest.raises(InputError, match="copy settings: unknown copy setting 'nope'"):
+        RunConfig.from_json({**data, "copy": {"nope": 1}}, "x")
+    with pytest.raises(InputError, match=r"split settings: split\.k must be a whole number"):
+        RunConfig.from_json({**data, "k": 0}, "x")
     with pytest.raises(InputError, match="'max_length' is a string, expected a whole number"):
         RunConfig.from_json({**data, "max_length": "9"}, "x")
     with pytest.raises(InputError, match="'variant' is missing, expected a string"):

@@ -58,10 +58,10 @@ def test_in_flags_keeps_the_place_and_writes_a_setting_as_the_place():
 
 
 def test_the_library_raises_with_setting_names(tmp_path: Path):
-    error = raised(split_examples, [], TrainRequest(split="sample"), "tur")
+    error = raised(split_examples, [], TrainRequest(settings={"protocol": "sample"}), "tur")
     assert error.message.startswith("split.protocol=sample needs split.k=K")
     assert error.settings == ("split.protocol", "split.k")
-    error = raised(split_examples, [], TrainRequest(split="lemmas", k=5), "tur")
+    error = raised(split_examples, [], TrainRequest(settings={"protocol": "lemmas", "k": 5}), "tur")
     assert error.message == "split.k goes with the k-sample split, not with split.protocol=lemmas"
     assert raised(drawable, [], 3).message.startswith("split.k=3 is more than the 0 entries")
     error = raised(choose_transcriber, "sample", "epitran", True)
@@ -126,8 +126,8 @@ def test_the_command_line_prints_the_options(cli, tmp_path, monkeypatch):
 
 def test_messages_name_settings_and_the_command_line_words_them_as_options(capsys, monkeypatch):
     logger = logging.getLogger("phonkit")
-    for wording, shown in ((None, "(data.max_entries)"), (in_options, "(--max-entries)")):
+    for wording, shown in ((None, "(split.max_entries)"), (in_options, "(--max-entries)")):
         monkeypatch.setattr(logger, "handlers", [StderrHandler(wording)])
         capsys.readouterr()
-        say("kept 50 of 80 entries (data.max_entries)", setting="data.max_entries")
+        say("kept 50 of 80 entries (split.max_entries)", setting="split.max_entries")
         assert capsys.readouterr().err == f"kept 50 of 80 entries {shown}\n"

@@ -13,7 +13,6 @@ from phonkit.cli.options import (
     DataDir,
     Device,
     Ipa,
-    MaxEntries,
     Metrics,
     Morphemes,
     Transcribers,
@@ -27,10 +26,10 @@ from phonkit.cli.options import (
 from phonkit.cli.settings import setting_options
 from phonkit.data.corpora import CorpusRequest
 from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
-from phonkit.errors import InputError
+from phonkit.experiments.kinds import DEFAULTS
 from phonkit.jobs import Launch
 
-CELEX = {"batch_size": 32, "patience": 10}  # the learning curve's own defaults
+SPLIT = ("protocol", "k", "draw", "fold")  # the experiments' own: their runs' split
 
 experiment_app = typer.Typer(
     help="Run the paper's experiments: many runs, resumable, with tables and figures."
@@ -81,7 +80,7 @@ launch_options = gathered("launch", LAUNCH, _launch)
 
 @experiment_app.command("unimorph")
 @launch_options
-@setting_options("model", "training", skip=("seed",))
+@setting_options("model", "training", "split", "copy", skip=("seed", *SPLIT))
 def unimorph(
     langs: Annotated[
         str, typer.Option(help="ISO 639-3 codes, comma-separated, or all (the paper's 28).")
@@ -90,7 +89,6 @@ def unimorph(
     seeds: Annotated[str, typer.Option(help="Seeds, comma-separated: one run each.")] = "1",
     transcriber: Transcribers = "none",
     ipa: Ipa = False,
-    max_entries: MaxEntries = None,
     data_dir: DataDir = None,
     out: Annotated[Path, typer.Option(help="Experiment directory.")] = Path("experiments/unimorph"),
     launch: Launch = Launch(),  # --jobs, --launcher, -L (launch_options)
@@ -104,29 +102,30 @@ def unimorph(
     """The UniMorph table: every variant on every language (one run per language, variant
     and seed), then per-language and average ACC/MLD/NLL beside the paper's figures, and
     paired permutation tests between the variants. Finished runs are reused."""
-    from phonkit.experiments import unimorph
+    from phonkit.experiments import kinds
     from phonkit.jobs import TrainRequest
     from phonkit.tasks.train import choose_transcriber
 
-    at_least_one(max_entries=max_entries, permutations=permutations)
+    at_least_one(permutations=permutations)
     base = TrainRequest(
         request=CorpusRequest(data_dir=data_dir),
         transcriber=choose_transcriber("unimorph", transcriber, ipa),
         morphemes=morphemes,
         device=device,
-        max_entries=max_entries,
         metrics=names(metrics, "--metrics") if metrics else None,
         settings=dict(settings or {}),
     )
-    seeds_run = numbers(seeds, "--seeds")
+    options = {"langs": langs, "variants": _variants(variants), "seeds": numbers(seeds, "--seeds")}
     _exit(
-        unimorph.run(out, base, langs, _variants(variants), seeds_run, launch, permutations, force)
+        kinds.run(
+            "unimorph", out, base, launch=launch, force=force, permutations=permutations, **options
+        )
     )
 
 
 @experiment_app.command("celex")
 @launch_options
-@setting_options("model", "training", defaults=CELEX, skip=("seed",))
+@setting_options("model", "training", "copy", defaults=DEFAULTS["celex"], skip=("seed",))
 @corpus_request
 def celex(
     lang: Annotated[str, typer.Option(help="ISO 639-3 code: nld, eng or deu for CELEX.")],
@@ -154,7 +153,7 @@ def celex(
     frequency, every variant trained on each; mean ± std of ACC/MLD/NLL per (variant, k) in
     tables and a three-panel figure. Works on any corpus with counts (--corpus tsv --path
     FILE --columns lemma,form,features,count). Finished runs are reused."""
-    from phonkit.experiments import curve
+    from phonkit.experiments import kinds
     from phonkit.jobs import TrainRequest
     from phonkit.tasks.train import choose_transcriber
 
@@ -165,16 +164,17 @@ def celex(
         transcriber=choose_transcriber(corpus, transcriber, ipa),
         morphemes=morphemes,
         device=device,
-        settings=CELEX | (settings or {}) | {"seed": seed},
+        settings=(settings or {}) | {"seed": seed},
         metrics=names(metrics, "--metrics") if metrics else None,
     )
     out = out or Path("experiments") / f"{corpus}-{lang}"
-    _exit(curve.run(out, base, numbers(k, "--k"), draws, _variants(variants), launch, force))
+    options = {"sizes": numbers(k, "--k"), "draws": draws, "variants": _variants(variants)}
+    _exit(kinds.run("celex", out, base, launch=launch, force=force, **options))
 
 
 @experiment_app.command("tables")
 @launch_options
-@setting_options("model", "training", skip=("seed",))
+@setting_options("model", "training", "copy", skip=("seed",))
 def tables(
     folder: Annotated[Path, typer.Argument(help="A folder of paradigm tables (.csv, .tsv).")],
     variants: Variants = "pi,pd,joint",
@@ -195,15 +195,15 @@ def tables(
     of its size (as phonkit fill), beside the analogy and nearest-form baselines; ACC and
     MLD per table, means, tables won and lost against the analogy. Finished runs are
     reused."""
-    from phonkit.experiments import paradigm_tables
+    from phonkit.experiments import kinds
     from phonkit.jobs import TrainRequest
 
     at_least_one(permutations=permutations)
     given = (settings or {}) | {"seed": seed}
     base = TrainRequest(transcriber=transcriber, device=device, settings=given)
     out = out or Path("experiments") / f"tables-{folder.resolve().name}"
-    runs = paradigm_tables.run(out, folder, base, _variants(variants), launch, permutations, force)
-    _exit(runs)
+    options = {"folder": folder, "variants": _variants(variants), "permutations": permutations}
+    _exit(kinds.run("tables", out, base, launch=launch, force=force, **options))
 
 
 @experiment_app.command("report")
@@ -212,19 +212,10 @@ def report(
     permutations: Permutations = 10_000,
 ) -> None:
     """Rebuild an experiment's tables (and figures) from its finished runs."""
-    from phonkit.experiments import curve, paradigm_tables, unimorph
-    from phonkit.experiments.runner import read_manifest
+    from phonkit.experiments import kinds
 
     at_least_one(permutations=permutations)
-    kind = read_manifest(directory).get("kind")
-    if kind == "unimorph":
-        unimorph.report(directory, permutations)
-    elif kind == "tables":
-        paradigm_tables.report(directory, permutations)
-    elif kind == "celex":
-        curve.report(directory)
-    else:
-        raise InputError(f"{directory}: unknown kind of experiment {kind!r}")
+    kinds.report(directory, permutations)
 
 
 @experiment_app.command("export")

@@ -13,7 +13,7 @@ from phonkit.cli.settings import setting_options
 from phonkit.errors import InputError
 
 
-@setting_options("model", "training")
+@setting_options("model", "training", "copy")
 def fill(
     table: Annotated[
         str, typer.Argument(help="The table: a .csv or .tsv file, one row per stem, or - (stdin).")
@@ -63,7 +63,7 @@ def fill(
     """Learn from a paradigm table's filled cells and write the table with every empty cell
     filled (same delimiter, rows and columns) on stdout. Settings are chosen from the
     table's size (docs/small-data.md; the defaults shown are those of large data); every
-    option given overrides them."""
+    option given overrides them, and --set copy.NAME=VALUE the copy models' settings."""
     from phonkit.data.table import read_table
     from phonkit.tasks.fill import FillRequest
     from phonkit.tasks.fill import fill as fill_table

@@ -23,7 +23,6 @@ from phonkit.cli.options import (
     Device,
     Ipa,
     Lang,
-    MaxEntries,
     Metrics,
     Morphemes,
     Precision,
@@ -76,7 +75,7 @@ def program(
 
 
 @app.command()
-@setting_options("model", "training")
+@setting_options("model", "training", "split", "copy")
 @corpus_request
 def train(
     corpus: Corpus = "sample",
@@ -89,28 +88,6 @@ def train(
     request: CorpusRequest = CorpusRequest(),  # --data-dir, --path... (corpus_request)
     transcriber: Transcribers = "none",
     ipa: Ipa = False,
-    split: Annotated[
-        str,
-        typer.Option(
-            help="paradigms: hold out cells of seen paradigms; "
-            "lemmas: hold out whole paradigms (for evaluate --unseen-lemmas); "
-            "sample: the k-sample of --k; folds: fold --fold of a table's stems (--corpus "
-            "table); all: everything trains."
-        ),
-    ] = "paradigms",
-    k: Annotated[
-        int | None,
-        typer.Option(
-            "--k",
-            help="Train on K entries drawn by token frequency (the CELEX learning-curve "
-            "split); dev and test come from the rest whose morphemes were drawn.",
-        ),
-    ] = None,
-    draw: Annotated[int, typer.Option(help="Which draw of the --k sample (1, 2, ...).")] = 1,
-    fold: Annotated[
-        int | None, typer.Option(help="With --split folds: the fold of the stems held out (1-5).")
-    ] = None,
-    max_entries: MaxEntries = None,
     metrics: Metrics = None,
     device: Device = "auto",
     force: Annotated[bool, typer.Option(help="Replace an existing run directory.")] = False,
@@ -122,25 +99,19 @@ def train(
     """Train a model and write a run directory; prints dev/test metrics on stderr.
 
     With no arguments: the position-independent model on the bundled Turkish sample. Below
-    2,000 training forms the model and training settings not given are chosen by the data's
-    size (docs/small-data.md)."""
+    2,000 training forms the model, training and copy models' settings not given are chosen
+    by the data's size (docs/small-data.md)."""
     from phonkit.jobs import TrainRequest
     from phonkit.progress import metrics_table, say
     from phonkit.tasks.train import choose_transcriber
     from phonkit.tasks.train import train as train_job
 
-    at_least_one(k=k, draw=draw, max_entries=max_entries)
     job = TrainRequest(
         corpus=corpus,
         request=request,
         transcriber="none" if resume else choose_transcriber(corpus, transcriber, ipa),
         variant=variant,
         morphemes=morphemes,
-        split=split,
-        k=k,
-        draw=draw,
-        fold=fold,
-        max_entries=max_entries,
         metrics=names(metrics, "--metrics") if metrics else None,
         settings=dict(settings or {}),
         device=device,
@@ -188,7 +159,7 @@ def predict(
     must come in the rows next to their gaps. Streams: output follows input chunk by chunk."""
     from phonkit.data.tsv import open_bytes, stdin_bytes
     from phonkit.errors import Interrupted
-    from phonkit.model.device import choose_device, shared_cpu
+    from phonkit.model.device import choose_device
     from phonkit.run.directory import Run
     from phonkit.tasks.predict import PredictOptions, Predictor
     from phonkit.tasks.streaming import predict_stream
@@ -207,7 +178,7 @@ def predict(
         sys.stdout.flush()
 
     try:
-        with stream, shared_cpu(predictor.device):
+        with stream:
             predict_stream(predictor, stream, name, write)
     except KeyboardInterrupt:
         tally = predictor.tally
@@ -260,7 +231,7 @@ def evaluate(
     """Score a run on its test split or on a TSV with gold forms; metric<TAB>value on stdout
     (with --unseen-lemmas: known<TAB>system<TAB>metric<TAB>value)."""
     from phonkit.data.tsv import format_rows, write_atomic
-    from phonkit.model.device import choose_device, shared_cpu
+    from phonkit.model.device import choose_device
     from phonkit.progress import metrics_table
     from phonkit.run.directory import Run
     from phonkit.run.factory import load_model
@@ -279,15 +250,11 @@ def evaluate(
                 f"{run.config.split.protocol!r}); train with --split lemmas, "
                 "or give a TSV of new lemmas"
             )
-        with shared_cpu(choose_device(device)):
-            _evaluate_unseen(
-                run, examples, counts, seed, FitConfig(**settings or {}), device, precision
-            )
+        fit = FitConfig(**settings or {})
+        _evaluate_unseen(run, examples, counts, seed, fit, device, precision)
         return
     gold = None if file is None else read_gold(file, run, False, transcriber)
-    where = choose_device(device)
-    with shared_cpu(where):
-        result = evaluate_run(run, gold, load_model(run, where), None, precision)
+    result = evaluate_run(run, gold, load_model(run, choose_device(device)), None, precision)
     label = "test" if file is None else str(file)
     if predictions:
         write_atomic(predictions, format_rows(result.rows(run.transcriber().joiner)))

@@ -48,10 +48,6 @@ Ipa = Annotated[
 Device = Annotated[str, typer.Option(help="auto, cpu or cuda.")]
 Variant = Annotated[str, typer.Option(help="Model variant: pi, pd, joint, or a plugin's.")]
 Beam = Annotated[int, typer.Option(help="Beam width (1: greedy).")]
-MaxEntries = Annotated[
-    int | None,
-    typer.Option(help="Keep at most this many entries of a corpus (whole paradigms, seeded)."),
-]
 Metrics = Annotated[
     str | None,
     typer.Option(

@@ -1,13 +1,14 @@
 """The commands' options for the declared settings (:mod:`phonkit.settings`), derived from
 their declarations: ``--dim``, ``--lr``, ``--min-lr``, ``--lemma-encoder/--no-lemma-encoder``,
-``--fit-steps``..., each with its help and default, in a help section of its group, plus
-``--set KEY=VALUE`` for any of them.
+``--k``, ``--fit-steps``..., each with its help and default, in a help section of its group,
+plus ``--set KEY=VALUE`` for any of them. The copy models' settings have no option of their
+own (sixteen more would bury the others in ``--help``): ``--set copy.lr=0.01``.
 
 A command decorated with :func:`setting_options` receives ``settings``: the settings the
-user gave (on the command line or with ``--set``), by field name, typed and nothing else;
-a setting left out keeps the default of whatever the command builds (the declared one, a
-command's own, or one chosen by the data's size). Errors name a setting as ``training.lr``;
-:func:`flag` gives the option that sets it.
+user gave (on the command line or with ``--set``), by their shortest key (``dim``,
+``copy.lr``), typed and nothing else; a setting left out keeps the default of whatever the
+command builds (the declared one, a command's own, or one chosen by the data's size).
+Errors name a setting as ``training.lr``; :func:`flag` gives the option that sets it.
 """
 
 from __future__ import annotations
@@ -20,16 +21,27 @@ import typer
 
 from phonkit.cli.options import gathered, key_values
 from phonkit.errors import InputError
-from phonkit.settings import GROUPS, Setting, declared, every, parse
+from phonkit.settings import GROUPS, Setting, declared, every, find, parse
 
-PREFIX = {"model": "", "training": "", "fit": "fit-"}  # the fit's options: --fit-steps...
+PREFIX = {"model": "", "training": "", "split": "", "fit": "fit-"}  # --fit-steps...
+ONLY_SET = ("copy",)  # groups without options of their own: --set copy.NAME=VALUE
+RENAMED = {"split.protocol": "--split"}  # options not named after their setting
 ANNOTATED: Any = Annotated  # subscripted with types known at run time only
-SECTION = {"model": "Model settings", "training": "Training settings", "fit": "Fit settings"}
+SECTION = {
+    "model": "Model settings",
+    "training": "Training settings",
+    "copy": "Copy models' settings",
+    "split": "Split settings",
+    "fit": "Fit settings",
+}
 
 
 def flag(one: Setting) -> str:
-    """The option of a setting: ``training.min_lr`` -> ``--min-lr``."""
-    return "--" + PREFIX[one.group] + one.name.replace("_", "-")
+    """The option of a setting: ``training.min_lr`` -> ``--min-lr``, ``split.protocol`` ->
+    ``--split``; for a setting without an option of its own, ``--set copy.lr``."""
+    if one.group in ONLY_SET:
+        return f"--set {one.short}"
+    return RENAMED.get(one.key) or "--" + PREFIX[one.group] + one.name.replace("_", "-")
 
 
 def parameter(one: Setting) -> str:
@@ -38,20 +50,20 @@ def parameter(one: Setting) -> str:
 
 
 #: The other settings of a run or a command that a library error may name, each given by
-#: the option of its last name (``data.max_entries``: ``--max-entries``).
+#: the option of its last name (``data.data_dir``: ``--data-dir``).
 NAMED = (
-    "device", "data.lang", "data.path", "data.columns", "data.data_dir", "data.max_entries",
-    "split.k", "split.fold", "transcriber", "ipa", "out", "force", "resume", "jobs", "langs",
-    "column", "bundle", "skip_unknown", "unseen_lemmas",
+    "device", "data.lang", "data.path", "data.columns", "data.data_dir", "transcriber", "ipa",
+    "out", "force", "resume", "jobs", "langs", "column", "bundle", "skip_unknown",
+    "unseen_lemmas",
 )  # fmt: skip
 
 #: The option that gives each setting a library error may name: the declared settings'
-#: derived options, the settings of :data:`NAMED` and two options named otherwise; a
+#: derived options, the settings of :data:`NAMED` and one option named otherwise; a
 #: launcher's setting ``launcher.KEY`` is ``-L KEY`` (:func:`options`).
 FLAGS = (
     {one.key: flag(one) for one in every()}
     | {name: "--" + name.rpartition(".")[2].replace("_", "-") for name in NAMED}
-    | {"split.protocol": "--split", "known_cells": "--known"}
+    | {"known_cells": "--known"}
 )
 
 
@@ -103,21 +115,32 @@ def setting_options(
     with_set: bool = True,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Give a command one option per setting of ``groups`` (``model``, ``training``,
-    ``fit``), except the settings named in ``skip``, and ``--set`` (unless not
+    ``split``, ``fit``; ``copy`` has ``--set`` only), except the settings named in ``skip``
+    (by key: ``seed``, ``split.k``), and ``--set`` for each of them (unless not
     ``with_set``); ``defaults`` are the command's own defaults, shown in the help. The
-    command receives the given ones as ``settings`` (by field name; ``--set`` last)."""
+    command receives the given ones as ``settings`` (by shortest key; ``--set`` last)."""
     shown = defaults or {}
-    chosen = [one for group in groups for one in declared(GROUPS[group]) if one.name not in skip]
-    added = [_option(one, shown.get(one.name, one.default)) for one in chosen]
+    skipped = set(skip)
+    chosen = [
+        one
+        for group in groups
+        for one in declared(GROUPS[group])
+        if not {one.short, one.key} & skipped
+    ]
+    with_options = [one for one in chosen if one.group not in ONLY_SET]
+    added = [_option(one, shown.get(one.short, one.default)) for one in with_options]
     if with_set:
         added.append(_set_option(groups))
 
     def given(_: dict[str, Any], **values: Any) -> dict[str, Any]:
         settings = {
-            one.name: value for one in chosen if (value := values[parameter(one)]) is not None
+            one.short: value
+            for one in with_options
+            if (value := values[parameter(one)]) is not None
         }
         for key, text in key_values(values.get("set", []), "--set").items():
-            settings[key] = _parse_set(chosen, key, text)
+            one = _set_setting(chosen, groups, key)
+            settings[one.short] = _parse_set(one, key, text)
         return settings
 
     return gathered("settings", added, given)
@@ -129,7 +152,7 @@ def _option(one: Setting, default: Any) -> tuple[str, Any, Any]:
     names = [flag(one)] if one.kind is not bool else [f"{flag(one)}/--no-{flag(one)[2:]}"]
     option = typer.Option(
         *names,
-        help=f"{one.declaration.help} \\[default: {shown}]",
+        help=one.declaration.help + (f" \\[default: {shown}]" if default is not None else ""),
         rich_help_panel=SECTION[one.group],
         show_default=False,
     )
@@ -137,22 +160,35 @@ def _option(one: Setting, default: Any) -> tuple[str, Any, Any]:
 
 
 def _set_option(groups: tuple[str, ...]) -> tuple[str, Any, Any]:
+    copy = (
+        " The copy models' settings take their group: --set copy.lr=0.01 (docs/small-data.md)."
+        if "copy" in groups
+        else ""
+    )
     option = typer.Option(
         "--set",
         metavar="KEY=VALUE",
-        help=f"KEY=VALUE: any {' or '.join(groups)} setting by its name (as config.json "
-        "writes it), e.g. --set min_lr=1e-6.",
+        help=f"KEY=VALUE: any {', '.join(groups)} setting by its name (as config.json writes "
+        f"it), or GROUP.NAME, e.g. --set min_lr=1e-6.{copy}",
         rich_help_panel=SECTION[groups[-1]],
     )
     return "set", Annotated[list[str], option], []
 
 
-def _parse_set(chosen: list[Setting], key: str, text: str) -> Any:
-    one = next((one for one in chosen if one.name == key), None)
-    if one is None:
-        known = ", ".join(one.name for one in chosen)
-        raise InputError(f"--set: unknown setting {key!r}; settings: {known}")
+def _set_setting(chosen: list[Setting], groups: Sequence[str], key: str) -> Setting:
+    """The setting ``--set KEY=...`` names among the command's (``chosen``)."""
     try:
-        return parse(GROUPS[one.group], key, text)
+        found: Setting | None = find(key, groups)
+    except InputError:
+        found = None
+    if found is None or found not in chosen:
+        known = ", ".join(one.short for one in chosen)
+        raise InputError(f"--set: unknown setting {key!r}; settings: {known}")
+    return found
+
+
+def _parse_set(one: Setting, key: str, text: str) -> Any:
+    try:
+        return parse(GROUPS[one.group], one.name, text, key)
     except InputError as error:
         raise InputError(f"--set {error.message}") from None

@@ -56,7 +56,7 @@ def run(
     check_sizes(lookup("corpora", base.corpus).read(base.request), sizes)  # before any run
     runs = plan(sizes, draws, [lookup("models", v).name for v in variants], base)
     request = base.request
-    settings = reuse_settings(base) | {
+    settings = reuse_settings(base, sized=True) | {
         "corpus": base.corpus,
         "lang": request.lang,
         "path": request.path,
@@ -77,7 +77,11 @@ def plan(
     return [
         Planned(
             f"{variant}-k{k}-d{draw}",
-            replace(base, variant=variant, split="sample", k=k, draw=draw),
+            replace(
+                base,
+                variant=variant,
+                settings={**base.settings, "protocol": "sample", "k": k, "draw": draw},
+            ),
             {"variant": variant, "k": k, "draw": draw},
         )
         for variant in variants

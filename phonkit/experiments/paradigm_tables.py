@@ -116,9 +116,7 @@ def table_job(
         request=CorpusRequest(path=str(path.resolve())),
         transcriber=base.transcriber,
         variant=variant,
-        split="folds",
-        fold=fold,
-        settings={**given, "seed": base.seed},
+        settings={**given, "seed": base.seed, "protocol": "folds", "fold": fold},
         device=base.device,
         metrics=["acc", "mld"],
     )

@@ -35,6 +35,7 @@ from phonkit.progress import bars, say, show_messages
 from phonkit.run.config import moved_path, recorded_path
 from phonkit.run.directory import Run, clear, is_finished, is_run
 from phonkit.run.lock import RunLock
+from phonkit.settings import declared
 from phonkit.tables.sizes import SMALL, settings_for
 from phonkit.tasks.evaluate import selected_metrics
 from phonkit.tasks.train import start_run, train_run
@@ -94,27 +95,33 @@ def with_configs(base: TrainRequest, sized: bool = False) -> TrainRequest:
         chosen = list(selected_metrics(metrics))
         metrics = chosen + [m for m in SCORED if m not in chosen]
     if sized:
-        settings_for(base, SMALL)  # a bad setting fails before any run
         return replace(base, metrics=metrics)
-    model, training = settings_for(base, SMALL)
-    return replace(base, model=model, training=training, settings={}, metrics=metrics)
+    explicit = {
+        one.short: getattr(settings, one.name)
+        for settings in settings_for(base, SMALL)
+        for one in declared(type(settings))
+    }
+    return replace(base, settings={**base.settings, **explicit}, metrics=metrics)
 
 
-def reuse_settings(base: TrainRequest) -> dict[str, Any]:
-    """What must match for an experiment directory's finished runs to be reused."""
+def reuse_settings(base: TrainRequest, sized: bool = False) -> dict[str, Any]:
+    """What must match for an experiment directory's finished runs to be reused (``sized``:
+    each run takes the settings of its size, as :func:`with_configs` says)."""
     choose_device(base.device)  # a device that is not there is a usage error, before any run
     lookup("decompositions", base.morphemes)
     kept = {
         "transcriber": base.transcriber,
         "morphemes": base.morphemes,
-        "max_entries": base.max_entries,
+        "max_entries": base.split.max_entries,
         "metrics": base.metrics,
     }
-    if base.model is None or base.training is None:  # each run's settings by its size
+    if sized:  # each run's settings by its size
         return kept | {"sized": {k: v for k, v in base.settings.items() if k != "seed"}}
-    training = asdict(base.training)
-    training.pop("seed")
-    return kept | {"model": base.model.to_json(), "training": training}
+    model, training = settings_for(base, SMALL)
+    copy = base.given()["copy"]
+    explicit = {"model": model.to_json(), "training": training.to_json()}
+    explicit["training"].pop("seed")
+    return kept | explicit | ({"copy": copy} if copy else {})
 
 
 def open_experiment(root: Path, kind: str, settings: dict[str, Any], force: bool) -> None:

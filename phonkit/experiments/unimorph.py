@@ -29,7 +29,6 @@ from phonkit.experiments.runner import (
 from phonkit.experiments.tables import figure, markdown, mean_std, p_value, show, write_table
 from phonkit.jobs import Outcome, Planned, TrainRequest
 from phonkit.plugins import lookup
-from phonkit.settings import TrainConfig
 
 METRICS = ("acc", "mld", "nll")
 SOURCES = {"unimorph": "UniMorph", "conll2017": "CoNLL-2017"}
@@ -108,7 +107,7 @@ def plan(
                     corpus=corpus,
                     request=replace(base.request, lang=lang),
                     variant=variant,
-                    training=replace(base.training or TrainConfig(), seed=seed),
+                    settings={**base.settings, "seed": seed},
                 )
                 labels = {"lang": lang, "variant": variant, "seed": seed, "source": corpus}
                 runs.append(Planned(f"{lang}-{variant}-s{seed}", job, labels))
@@ -121,7 +120,7 @@ def report(root: Path, permutations: int = PERMUTATIONS) -> None:
     cells: dict[tuple[str, str], dict[str, Any]] = {
         (lang, variant): {
             "source": source, "runs": group.runs, "notes": group.notes,
-            "test": group.runs[-1].config.split.counts["test"] if group.runs else None,
+            "test": group.runs[-1].config.counts["test"] if group.runs else None,
         }
         for (lang, variant, source), group in groups.items()
     }  # fmt: skip
@@ -361,7 +360,7 @@ def _settings_line(cells) -> str:
         for run in cell["runs"]:
             config = run.config
             training, model = config.training, config.model
-            cap = config.data.max_entries
+            cap = config.split.max_entries
             return (
                 f"transcriber {config.transcriber}, morphemes "
                 f"{config.morphemes}, d = {model.dim}, σ = {model.sigma}, "

@@ -15,10 +15,10 @@ forms per stem, or with shifts that depend on the decoder state on the others. I
 likelihood is exact (the forward algorithm), and ``ctx`` is the expected memory state: an
 alignment in the spirit of Wu & Cotterell's exact hard monotonic attention (ACL 2019).
 
-It trains for a budget of updates set by the table's size
-(:func:`phonkit.tables.sizes.copy_config`), on whole stems with now and then only some of
-their other forms readable, and on hallucinated stems (the
-part a real stem's forms share replaced by random symbols, after Anastasopoulos & Neubig,
+Its settings are :class:`phonkit.settings.CopyConfig`. It trains for a budget of updates set
+by the table's size (:func:`phonkit.tables.sizes.copy_config`), on whole stems with now and
+then only some of their other forms readable, and on hallucinated stems (the part a real
+stem's forms share replaced by random symbols, after Anastasopoulos & Neubig,
 EMNLP 2019) for the smallest tables. :mod:`phonkit.tables.judges` averages its posterior
 over a gap's analogy candidates with the model's and another copy model's.
 docs/small-data.md measures it.
@@ -31,7 +31,7 @@ import random
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -40,6 +40,7 @@ from torch import Tensor, nn
 
 from phonkit.model.adam import Adam
 from phonkit.model.device import one_thread
+from phonkit.settings import CopyConfig
 
 Symbols = tuple[str, ...]
 Paradigm = Mapping[str, Symbols]  # known forms of a stem by cell
@@ -48,32 +49,7 @@ Example = tuple[int, int, Sequence[int]]  # stem, target cell, cells it may read
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
 TAGS = 4  # the cells' tags follow the specials; the symbols follow the tags
 BACK, AHEAD = 3, 5  # alignment moves -3..+5 within a form
-OFFSETS = BACK + AHEAD + 2  # and one to another form
-
-
-@dataclass(frozen=True)
-class CopyConfig:
-    """Settings of one copy model (chosen by :func:`phonkit.tables.sizes.copy_config`,
-    stored with its weights)."""
-
-    stems_per_batch: int = 8
-    steps: int = 80
-    hallucinated: float = 0.0  # synthetic stems per real stem
-    content: bool = True  # q_t . k_j in the alignment's moves (else state-dependent shifts)
-    seed: int = 1
-    embedding: int = 32
-    hidden: int = 64
-    dim: int = 64
-    dropout: float = 0.2
-    sigma: float = 0.03
-    lr: float = 0.008
-    cell_lr_scale: float = 10.0
-    prior: float = 1e-4
-    subset: float = 0.5  # chance that only some of the other forms are readable
-    kept_at_junction: int = 1  # symbols a hallucinated stem keeps next to an affix
-    extra_length: int = 6  # a decoded form is at most this longer than its longest source
-    shift: tuple[float, ...] = (0.0,) * OFFSETS  # the alignment's moves before training
-    underlying: bool = False  # the first cell is the stem's underlying string, read alone
+OFFSETS = BACK + AHEAD + 2  # and one to another form (settings.ALIGNMENT_MOVES)
 
 
 @dataclass
@@ -253,18 +229,18 @@ class CopyModel:
 
     # -- training ----------------------------------------------------------------------------
     @classmethod
-    def train(cls, cells: Sequence[str], table: list[list[Symbols]], config: CopyConfig):
-        """A copy model trained on ``table``, the known forms of each stem (a row) in each of
-        ``cells`` (``()`` where unknown)."""
+    def train(cls, cells: Sequence[str], table: list[list[Symbols]], config: CopyConfig, seed: int):
+        """A copy model trained from ``seed`` on ``table``, the known forms of each stem (a
+        row) in each of ``cells`` (``()`` where unknown)."""
         frequency = Counter(symbol for row in table for form in row for symbol in form)
-        with alone(config.seed):
+        with alone(seed):
             model = cls(config, sorted(frequency), cells)
-            model.fit(table, frequency)
+            model.fit(table, frequency, seed)
         return model
 
-    def fit(self, table: list[list[Symbols]], frequency: Counter[str]) -> None:
+    def fit(self, table: list[list[Symbols]], frequency: Counter[str], seed: int) -> None:
         config = self.config
-        rng = random.Random(config.seed)
+        rng = random.Random(seed)
         rows = list(table)
         sources = [row for row in table if sum(1 for form in row if form) >= 2]
         alphabet, weights = list(frequency), list(frequency.values())
@@ -291,18 +267,11 @@ class CopyModel:
                 for number, row in enumerate(stems):
                     filled = [cell for cell, form in enumerate(row) if form]
                     for cell in filled:
-                        if config.underlying:  # the string is read, never written
-                            if cell == 0 or not row[0]:
-                                continue
-                            readable = [0]
-                        else:
-                            readable = [c for c in filled if c != cell]
+                        readable = [c for c in filled if c != cell]
                         if len(readable) > 1 and rng.random() < config.subset:
                             readable = rng.sample(readable, rng.randint(1, len(readable) - 1))
                         examples.append((number, cell, readable))
                         targets.append(row[cell])
-                if not examples:
-                    continue
                 inputs, outputs = self.targets(targets)
                 log_p = self.net(self.batch(stems, examples), inputs, outputs)
                 loss = -(log_p * (outputs != PAD)).sum() / len(examples)
@@ -357,8 +326,6 @@ class CopyModel:
             return None
         row = [known.get(c, ()) if c != cell else () for c in self.cells]
         sources = [number for number, form in enumerate(row) if form]
-        if self.config.underlying:
-            sources = [0] if row[0] else []
         return (row, (0, self.cell_ids[cell], sources)) if sources else None
 
     # -- judging -----------------------------------------------------------------------------
@@ -412,7 +379,7 @@ class CopyModel:
     # -- storing -----------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
         return {
-            "config": asdict(self.config),
+            "config": self.config.to_json(),
             "symbols": self.symbols,
             "cells": self.cells,
             "weights": self.net.state_dict(),
@@ -420,9 +387,9 @@ class CopyModel:
 
     @classmethod
     def from_state(cls, state: Mapping[str, Any]) -> CopyModel:
-        settings = dict(state["config"])
-        settings["shift"] = tuple(settings.get("shift", CopyConfig.shift))  # stored as a list
-        model = cls(CopyConfig(**settings), state["symbols"], state["cells"])
+        # Copy models stored before their settings were declared also stored their seed
+        settings = {name: value for name, value in state["config"].items() if name != "seed"}
+        model = cls(CopyConfig.from_json(settings), state["symbols"], state["cells"])
         model.net.load_state_dict(state["weights"])
         model.net.eval()
         return model

@@ -1,6 +1,8 @@
 """Where and in what precision a model runs: the device policy (``auto`` takes a GPU when
-there is one) and the precision policy (``auto`` takes bfloat16 where the device has native
-bfloat16 units), in one place for training, decoding, fitting and scoring."""
+there is one), the precision policy (``auto`` takes bfloat16 where the device has native
+bfloat16 units) and the thread policy (:func:`cpu_threads`: one thread for small data, else
+those other processes leave free), in one place for training, decoding, fitting and scoring,
+whether the command line or Python asks for them."""
 
 from __future__ import annotations
 
@@ -74,6 +76,16 @@ def threads(count: int) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(before)
+
+
+def cpu_threads(
+    device: torch.device, small: bool = False, said: str = ""
+) -> AbstractContextManager[None]:
+    """The CPU threads of a piece of work (training, decoding, fitting, scoring), the one
+    policy of the command line and the Python API alike: one for ``small`` data (its batches
+    are too small to share out, and a second thread only spins), else as many as other
+    processes leave free (:func:`shared_cpu`; ``said`` as there)."""
+    return one_thread() if small else shared_cpu(device, said)
 
 
 SAMPLE_SECONDS = 0.1  # how long free_threads watches the other processes

@@ -1,10 +1,13 @@
 """The run configuration: every setting of a run as one typed object, and its ``config.json``.
 
 This module is the one place that writes and reads ``config.json``: the JSON layout (flat
-keys, ``model`` and ``training`` objects) stays what earlier phonkit versions wrote, and a
-configuration written before a setting existed reads with the setting's old meaning (a run
-without ``morphemes`` split words into the lemma and each feature). A file that is not a run
-configuration is one :class:`~phonkit.errors.InputError` naming the file and the setting.
+keys, the split's settings among them; ``model``, ``training`` and ``copy`` objects) stays
+what earlier phonkit versions wrote, each group's settings written and read as declared
+(:class:`~phonkit.settings.Checked`), and a configuration written before a setting existed
+reads with the setting's old meaning (a run without ``morphemes`` split words into the lemma
+and each feature; one without ``copy`` trains its copy models with the settings of its
+size). A file that is not a run configuration is one :class:`~phonkit.errors.InputError`
+naming the file and the setting.
 
 The paths a record stores (a run's ``config.json``, an experiment's ``experiment.json``) say
 nothing of the machine it was made on: each is stored relative to the record's own
@@ -14,16 +17,15 @@ point at each other, and read back from there (:func:`located_path`).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
-from phonkit.settings import ModelConfig, TrainConfig
+from phonkit.settings import Checked, CopyConfig, ModelConfig, SplitConfig, TrainConfig, declared
 
 
 @dataclass(frozen=True)
@@ -36,24 +38,13 @@ class DataSettings:
     columns: str | None = None
     options: dict[str, str] = field(default_factory=dict)
     data_dir: str | None = None
-    max_entries: int | None = None  # entries kept (whole paradigms, seeded); None: all
-
-
-@dataclass(frozen=True)
-class SplitSettings:
-    """How the lexicon was split, and the sizes it gave."""
-
-    protocol: str = "paradigms"  # a key of phonkit.data.split.PROTOCOLS
-    k: int | None = None  # the "sample" split: training entries drawn by token frequency
-    draw: int | None = None  # which draw of the k-sample
-    fold: int | None = None  # the "folds" split: which fold of a table's stems is held out
-    counts: dict[str, int] = field(default_factory=dict)  # train, dev, test, ...
 
 
 @dataclass(frozen=True)
 class RunConfig:
     """Every setting of a run: data, transcriber, morpheme decomposition, split, model
-    variant and settings, training settings, metrics, and the decoding bound."""
+    variant and settings, training settings, the copy models' settings, metrics, and the
+    decoding bound; and the sizes of the split."""
 
     variant: str
     transcriber: str
@@ -61,7 +52,11 @@ class RunConfig:
     training: TrainConfig
     max_length: int  # decoding stops after this many symbols
     data: DataSettings = field(default_factory=DataSettings)
-    split: SplitSettings = field(default_factory=SplitSettings)
+    split: SplitConfig = field(default_factory=SplitConfig)
+    counts: dict[str, int] = field(default_factory=dict)  # the split's sizes: train, dev...
+    # The copy models' settings; None for a run without copy models, and for one made before
+    # they were recorded (its copy models take the settings of the training split's size).
+    copy: CopyConfig | None = None
     morphemes: str = "features"  # the decomposition of runs made before the setting existed
     device: str = "auto"
     metrics: list[str] | None = None  # scored at the end; None: every installed metric
@@ -73,7 +68,7 @@ class RunConfig:
 
     def to_json(self) -> dict[str, Any]:
         """The ``config.json`` object (the layout of every phonkit version so far)."""
-        data, split = self.data, self.split
+        data = self.data
         return {
             "phonkit_version": self.phonkit_version,
             "corpus": data.corpus,
@@ -89,13 +84,10 @@ class RunConfig:
             "morphemes": self.morphemes,
             "model": self.model.to_json(),
             "training": self.training.to_json(),
+            **({"copy": self.copy.to_json()} if self.copy is not None else {}),
             "device": self.device,
-            "split": dict(split.counts),
-            "protocol": split.protocol,
-            "k": split.k,
-            "draw": split.draw,
-            **({"fold": split.fold} if split.fold is not None else {}),
-            "max_entries": data.max_entries,
+            "split": dict(self.counts),
+            **self.split.to_json(),  # protocol, k, draw, fold, max_entries
             "metrics": None if self.metrics is None else list(self.metrics),
             "max_length": self.max_length,
         }
@@ -103,8 +95,8 @@ class RunConfig:
     @classmethod
     def from_json(cls, config: Any, where: str) -> RunConfig:
         """A run configuration from the object of ``config.json`` (``where``: its path, for
-        the error), checked: the keys every command reads, with their JSON types, and model
-        and training settings this phonkit knows, in their ranges."""
+        the error), checked: the keys every command reads, with their JSON types, and the
+        settings of each group this phonkit knows, in their ranges."""
         if not isinstance(config, dict):
             raise InputError(
                 f"not a phonkit run configuration (a JSON {type(config).__name__}, "
@@ -123,26 +115,16 @@ class RunConfig:
                 found = "missing" if key not in config else JSON_TYPES.get(type(value), "null")
                 wrong = f"is {found}, expected {JSON_TYPES[kind]}"
             raise InputError(f"not a phonkit run configuration: {key!r} {wrong}", where)
-        settings: dict[str, Any] = {}
-        for key, kind in (("model", ModelConfig), ("training", TrainConfig)):
-            unknown = sorted(set(config[key]) - {f.name for f in dataclasses.fields(kind)})
-            if unknown:
-                raise InputError(
-                    f"unknown {key} setting {unknown[0]!r} (made by another phonkit version?)",
-                    where,
-                )
-            try:
-                settings[key] = kind(**config[key])
-            except InputError as error:
-                raise InputError(
-                    f"{key} settings: {error.message}", where, error.settings
-                ) from None
+        split = {one.name: config[one.name] for one in declared(SplitConfig) if one.name in config}
+        if split.get("draw", 1) is None:  # written null without a k before
+            del split["draw"]
+        copy = config.get("copy")
         request = config.get("corpus_request") or {}
         return cls(
             variant=config["variant"],
             transcriber=config["transcriber"],
-            model=settings["model"],
-            training=settings["training"],
+            model=_group(ModelConfig, config["model"], "model", where),
+            training=_group(TrainConfig, config["training"], "training", where),
             max_length=config["max_length"],
             data=DataSettings(
                 corpus=config.get("corpus") or "?",
@@ -151,20 +133,26 @@ class RunConfig:
                 columns=request.get("columns"),
                 options=dict(request.get("options") or {}),
                 data_dir=request.get("data_dir"),
-                max_entries=config.get("max_entries"),
             ),
-            split=SplitSettings(
-                protocol=config.get("protocol") or "paradigms",
-                k=config.get("k"),
-                draw=config.get("draw"),
-                fold=config.get("fold"),
-                counts=dict(config.get("split") or {}),
-            ),
+            split=_group(SplitConfig, split, "split", where),
+            counts=dict(config.get("split") or {}),
+            copy=None if copy is None else _group(CopyConfig, copy, "copy", where),
             morphemes=config.get("morphemes") or "features",
             device=config.get("device") or "auto",
             metrics=config.get("metrics"),
             phonkit_version=config.get("phonkit_version") or "",
         )
+
+
+Settings = TypeVar("Settings", bound=Checked)
+
+
+def _group(kind: type[Settings], values: dict[str, Any], key: str, where: str) -> Settings:
+    """One group's settings from ``config.json``; an error names the file and the setting."""
+    try:
+        return kind.from_json(values)
+    except InputError as error:
+        raise InputError(f"{key} settings: {error.message}", where, error.settings) from None
 
 
 CONFIG = "config.json"
@@ -263,6 +251,7 @@ REQUIRED = {  # what every command reads from config.json, and its JSON type
 OPTIONAL: dict[str, type] = {  # what a configuration may leave out (or set to null)
     **dict.fromkeys(("lang", "corpus", "morphemes", "device", "protocol", "phonkit_version"), str),
     "split": dict,
+    "copy": dict,
     "corpus_request": dict,
     "metrics": list,
 }

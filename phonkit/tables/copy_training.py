@@ -20,14 +20,17 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import torch
 
+from phonkit.data.encoding import Example
+from phonkit.jobs import TrainRequest
 from phonkit.model.copying import CopyModel, Paradigm, rows_of
 from phonkit.model.device import one_thread
 from phonkit.progress import say
 from phonkit.run.directory import Run
+from phonkit.settings import CopyConfig, ModelConfig
 from phonkit.tables.candidates import known_forms
 from phonkit.tables.sizes import copy_config
 
@@ -95,16 +98,39 @@ def end_copy_models(run: Run, beside: CopyModelsBeside | None) -> None:
         save_copy_model(run, number)
 
 
+def copy_settings(
+    job: TrainRequest, model: ModelConfig, train: Sequence[Example]
+) -> CopyConfig | None:
+    """The settings of the copy models of ``job``'s run (with the model's settings ``model``
+    and the training split ``train``): those of the split's size, the job's on top; None
+    for a run without copy models, which says so where the job gives copy settings."""
+    given = job.given()["copy"]
+    if model.candidates != "analogy+copy":
+        if given:
+            say(
+                f"warning: the copy models' settings ({', '.join(f'copy.{n}' for n in given)}) "
+                f"play no part: the run has no copy models (model.candidates={model.candidates})",
+                setting=("model.candidates", *(f"copy.{name}" for name in given)),
+            )
+        return None
+    return copy_config(rows_of(known_forms(train))[1], given)
+
+
 def save_copy_model(run: Run, number: int) -> None:
+    """Train copy model ``number`` (from 1) of the run, from the run's seed plus ``number``
+    less one, and store it."""
     paradigms = known_forms(run.examples("train"))
     seed = run.config.training.seed + number - 1
-    run.save_copy_model(number, train_copy_model(paradigms, seed).state())
+    run.save_copy_model(number, train_copy_model(paradigms, seed, run.config.copy).state())
 
 
-def train_copy_model(paradigms: Mapping[str, Paradigm], seed: int) -> CopyModel:
-    """A copy model of the known ``paradigms``, with the settings of their size."""
+def train_copy_model(
+    paradigms: Mapping[str, Paradigm], seed: int, settings: CopyConfig | None = None
+) -> CopyModel:
+    """A copy model of the known ``paradigms`` from ``seed`` with ``settings`` (None: those of
+    their size, as for a run made before its copy models' settings were recorded)."""
     cells, table = rows_of(paradigms)
-    return CopyModel.train(cells, table, copy_config(table, seed))
+    return CopyModel.train(cells, table, settings or copy_config(table), seed)
 
 
 def _end_with(parent: int) -> None:

@@ -2,7 +2,8 @@
 
 The defaults of :mod:`phonkit.settings` were chosen at the paper's scale (tens of thousands of
 forms). Below :data:`SMALL` training forms a run takes the settings of :func:`sized` instead,
-and the copy models train with :func:`copy_config`. The rules read the numbers of training
+and the copy models train with those of :func:`copy_config`; the settings a run is given go
+on top of either (:func:`settings_for`). The rules read the numbers of training
 forms, stems and cells only, never a table's name or language; docs/small-data.md measures
 each on the 33 textbook tables (the section named beside each constant).
 """
@@ -10,13 +11,11 @@ each on the 33 textbook tables (the section named beside each constant).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from phonkit.jobs import TrainRequest
-from phonkit.model.copying import CopyConfig
-from phonkit.settings import ModelConfig, TrainConfig, split
+from phonkit.settings import RUN, CopyConfig, ModelConfig, TrainConfig, by_group
 
 Symbols = tuple[str, ...]
 
@@ -82,31 +81,26 @@ def sized(forms: int, cells: int = 0) -> dict[str, Any]:
     }
 
 
-def sized_settings(forms: int, cells: int = 0) -> tuple[ModelConfig, TrainConfig]:
-    """The model and training settings for ``forms`` training forms in ``cells`` cells."""
-    parts = split(sized(forms, cells))
-    return ModelConfig(**parts["model"]), TrainConfig(**parts["training"])
-
-
 def settings_for(job: TrainRequest, forms: int, cells: int = 0) -> tuple[ModelConfig, TrainConfig]:
     """The model and training settings of ``job``'s run with ``forms`` training forms in
-    ``cells`` cells (feature bundles): those of its size where the job gives none, the job's
-    ``settings`` on top."""
-    model, training = sized_settings(forms, cells)
-    parts = split(job.settings)
+    ``cells`` cells (feature bundles): those of its size, the job's ``settings`` on top."""
+    sized_ones, given = by_group(sized(forms, cells), RUN), job.given()
     return (
-        replace(job.model or model, **parts["model"]),
-        replace(job.training or training, **parts["training"]),
+        ModelConfig(**sized_ones["model"] | given["model"]),
+        TrainConfig(**sized_ones["training"] | given["training"]),
     )
 
 
-def copy_config(table: Sequence[Sequence[Symbols]], seed: int) -> CopyConfig:
-    """A copy model's settings for a table (rows of forms, ``()`` where unknown), by its size
-    only: ~:data:`COPY_PASSES` example passes, at most :data:`COPY_UPDATES` updates and at
-    most :data:`UPDATE_BUDGET` / forms, batches of whole stems with ~:data:`FORMS_PER_BATCH`
-    forms, hallucination under :data:`HALLUCINATE_BELOW` forms, and content in the
-    alignment's moves from :data:`CONTENT_FORMS_PER_STEM` forms per stem on
-    :data:`CONTENT_STEMS` stems."""
+def copy_config(
+    table: Sequence[Sequence[Symbols]], given: Mapping[str, Any] | None = None
+) -> CopyConfig:
+    """The copy models' settings for a table (rows of forms, ``()`` where unknown) by its size
+    only, ``given`` (by name) on top: ~:data:`COPY_PASSES` example passes, at most
+    :data:`COPY_UPDATES` updates and at most :data:`UPDATE_BUDGET` / forms, batches of whole
+    stems with ~:data:`FORMS_PER_BATCH` forms, hallucination under :data:`HALLUCINATE_BELOW`
+    forms, content in the alignment's moves from :data:`CONTENT_FORMS_PER_STEM` forms per
+    stem on :data:`CONTENT_STEMS` stems, and the alignment's moves of
+    :data:`ALIGNMENT_START`."""
     forms = sum(1 for row in table for form in row if form)
     stems = sum(1 for row in table if any(row))
     per_stem = forms / max(1, stems)
@@ -120,14 +114,15 @@ def copy_config(table: Sequence[Sequence[Symbols]], seed: int) -> CopyConfig:
             epochs * math.ceil(stems * (1 + hallucinated) / per_batch),
         )
     )
-    return CopyConfig(
-        stems_per_batch=per_batch,
-        steps=max(1, steps),
-        hallucinated=hallucinated,
-        content=per_stem >= CONTENT_FORMS_PER_STEM and stems >= CONTENT_STEMS,
-        seed=seed,
-        shift=ALIGNMENT_START,
-    )
+    sized_ones: dict[str, Any] = {
+        "stems_per_batch": per_batch,
+        "steps": max(1, steps),
+        "hallucinated": hallucinated,
+        "content": per_stem >= CONTENT_FORMS_PER_STEM and stems >= CONTENT_STEMS,
+        "shift": ALIGNMENT_START,
+    }
+    return CopyConfig(**sized_ones | dict(given or {}))
+
 
 # Underlying strings (phonkit.tables.underlying): a string's lexicon cost per symbol, in nats
 # (the cost of its forms is in nats too); a cell's constant edges are its own material once

@@ -9,7 +9,7 @@ from phonkit.data.encoding import Example, Vocabularies, encode
 from phonkit.errors import InputError
 from phonkit.metrics import Metric, Scored, mean
 from phonkit.model.decoding import decode, surprisal
-from phonkit.model.device import choose_device
+from phonkit.model.device import choose_device, cpu_threads
 from phonkit.model.phonology import Phonology
 from phonkit.plugins import lookup, registry
 from phonkit.run.directory import Run
@@ -35,15 +35,17 @@ def evaluate_run(
                 f"{run.path}: the run has no test cells (split {run.config.split.protocol!r}); "
                 "give gold forms to score"
             )
-    return evaluate(
-        model or load_model(run, choose_device("cpu")),
-        examples,
-        run.vocabularies(),
-        run.config.max_length,
-        selected_metrics(metrics),
-        precision,
-        Rewrites.of(run),
-    )
+    model = model or load_model(run, choose_device("cpu"))
+    with cpu_threads(next(model.parameters()).device):
+        return evaluate(
+            model,
+            examples,
+            run.vocabularies(),
+            run.config.max_length,
+            selected_metrics(metrics),
+            precision,
+            Rewrites.of(run),
+        )
 
 
 def selected_metrics(names: Sequence[str] | None) -> dict[str, Metric]:

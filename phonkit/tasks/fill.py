@@ -32,9 +32,9 @@ from phonkit.tasks.train import check_job, train
 
 @dataclass
 class FillRequest:
-    """How to fill a table: the model variant, the settings the user gave (by name, as
-    ``--set`` takes them: ``dim``, ``epochs``, ``seed``...; they override the sized ones),
-    how many hypotheses per gap, the beam, the device and the transcriber."""
+    """How to fill a table: the model variant, the settings the user gave (by key, as
+    ``--set`` takes them: ``dim``, ``epochs``, ``seed``, ``copy.lr``...; they override the
+    sized ones), how many hypotheses per gap, the beam, the device and the transcriber."""
 
     variant: str = "pi"
     settings: dict[str, Any] = field(default_factory=dict)
@@ -146,8 +146,7 @@ def fill_job(table: ParadigmTable, request: FillRequest, source: str | None) -> 
         request=CorpusRequest(path=source or table.name, options=options),
         transcriber=request.transcriber,
         variant=request.variant,
-        split="all",
-        settings=dict(request.settings),
+        settings={**request.settings, "protocol": "all"},
         device=request.device,
     )
 

@@ -30,6 +30,7 @@ from typing import IO, Any
 
 from phonkit.data.tsv import format_rows
 from phonkit.errors import InputError, at
+from phonkit.model.device import cpu_threads
 from phonkit.tasks.predict import Cell, Predictor, iter_cells
 
 CHUNK_ROWS = 2048  # rows decoded at once: the decoder's batch, and the memory bound's unit
@@ -165,8 +166,9 @@ def predict_stream(
     stopped = threading.Event()
     rows = ReadAhead(iter_cells(lines_of(stream, stopped), name))
     try:
-        for chunk in chunks(rows, lambda lemma: not predictor.knows(lemma), name):
-            write(format_rows(predictor.fill(chunk, name)))
+        with cpu_threads(predictor.device):
+            for chunk in chunks(rows, lambda lemma: not predictor.knows(lemma), name):
+                write(format_rows(predictor.fill(chunk, name)))
     finally:
         stopped.set()
         rows.close()

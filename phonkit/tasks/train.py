@@ -4,7 +4,6 @@ trainer -> run directory -> scores. The CLI commands are thin wrappers of these 
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,15 +17,15 @@ from phonkit.data.split import HOLDS_NO_DEV, PROTOCOLS, Split, has_counts, stem_
 from phonkit.data.tsv import format_rows
 from phonkit.errors import InputError
 from phonkit.jobs import TrainRequest
-from phonkit.model.device import choose_device, one_thread, resolve_precision, shared_cpu
+from phonkit.model.device import choose_device, cpu_threads, resolve_precision
 from phonkit.model.training import Checkpoint, Trainer, seed_everything
 from phonkit.plugins import lookup
 from phonkit.progress import TrainingProgress, say
-from phonkit.run.config import DataSettings, RunConfig, SplitSettings, recorded_path
+from phonkit.run.config import DataSettings, RunConfig, recorded_path
 from phonkit.run.directory import Run, writing
 from phonkit.run.factory import load_model, run_model
 from phonkit.tables.candidates import Rewrites
-from phonkit.tables.copy_training import end_copy_models, start_copy_models
+from phonkit.tables.copy_training import copy_settings, end_copy_models, start_copy_models
 from phonkit.tables.sizes import SMALL, settings_for
 from phonkit.tasks.evaluate import Evaluation, evaluate, selected_metrics
 
@@ -101,21 +100,19 @@ def check_job(job: TrainRequest) -> None:
 
 
 def check_split(job: TrainRequest) -> None:
-    """The split protocol is known, with the settings it needs and none it does not."""
-    protocol = job.protocol
-    if protocol not in PROTOCOLS:
-        raise InputError(f"unknown split {protocol!r}; use {', '.join(PROTOCOLS)}")
-    if protocol == "sample" and job.k is None:
+    """The split has the settings its protocol needs and none it does not."""
+    protocol, asked = job.protocol, job.split
+    if protocol == "sample" and asked.k is None:
         raise InputError(
             "split.protocol=sample needs split.k=K, the number of training entries to draw",
             setting=("split.protocol", "split.k"),
         )
-    if protocol != "sample" and job.k is not None:
+    if protocol != "sample" and asked.k is not None:
         raise InputError(
             f"split.k goes with the k-sample split, not with split.protocol={protocol}",
             setting=("split.k", "split.protocol"),
         )
-    if (protocol == "folds") != (job.fold is not None):
+    if (protocol == "folds") != (asked.fold is not None):
         raise InputError(
             "split.fold goes with split.protocol=folds, and that split needs it",
             setting=("split.fold", "split.protocol"),
@@ -124,18 +121,18 @@ def check_split(job: TrainRequest) -> None:
 
 def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Split:
     check_split(job)
-    protocol, seed = job.protocol, job.seed
+    protocol, seed, asked = job.protocol, job.seed, job.split
     if protocol == "sample":
-        split = PROTOCOLS[protocol](examples, seed, job.k, job.draw)
-    elif protocol == "folds" and job.fold is not None:
-        split = stem_folds(examples, seed, job.fold)
+        split = PROTOCOLS[protocol](examples, seed, asked.k, asked.draw)
+    elif protocol == "folds" and asked.fold is not None:
+        split = stem_folds(examples, seed, asked.fold)
     else:
         split = PROTOCOLS[protocol](examples, seed)
     counts = split.counts()
     if protocol == "sample":
         how = "by token count" if has_counts(examples) else "uniformly (the corpus has no counts)"
         say(
-            f"{name}: {len(examples):,} entries; draw {job.draw} of k = {job.k} took "
+            f"{name}: {len(examples):,} entries; draw {asked.draw} of k = {asked.k} took "
             f"{counts['train']:,} training entries {how}; dev {counts['dev']:,} and test "
             f"{counts['test']:,} from the rest whose morphemes were drawn "
             f"({counts['uncovered']:,} others left out)"
@@ -143,7 +140,7 @@ def split_examples(examples: list[Example], job: TrainRequest, name: str) -> Spl
     elif protocol == "all":
         say(f"{name}: all {len(examples):,} entries train (no dev split: checkpoints by loss)")
     else:
-        unit = {"lemmas": "whole paradigms", "folds": f"fold {job.fold} of the stems"}
+        unit = {"lemmas": "whole paradigms", "folds": f"fold {asked.fold} of the stems"}
         say(
             f"{name}: {len(examples):,} entries -> train {counts['train']:,}, dev "
             f"{counts['dev']:,}, test {counts['test']:,} ({unit.get(protocol, 'held-out cells')}"
@@ -190,18 +187,19 @@ def start_run(job: TrainRequest, out: Path, force: bool, lexicon: Lexicon | None
     request = request_of(job)
     if lexicon is None:
         lexicon = lookup("corpora", job.corpus).read(request)
-    if job.max_entries is not None and len(lexicon) > job.max_entries:
+    cap = job.split.max_entries
+    if cap is not None and len(lexicon) > cap:
         say(
-            f"{lexicon.name}: kept {job.max_entries:,} of {len(lexicon):,} entries "
-            "(data.max_entries)",
-            setting="data.max_entries",
+            f"{lexicon.name}: kept {cap:,} of {len(lexicon):,} entries (split.max_entries)",
+            setting="split.max_entries",
         )
-        lexicon = lexicon.capped(job.max_entries, job.seed)
+        lexicon = lexicon.capped(cap, job.seed)
     examples = surface_examples(lexicon, job.transcriber, request.lang, job.morphemes)
     split = split_examples(examples, job, lexicon.name or job.corpus)
     vocabularies = Vocabularies.build(split.train)
     cells = len({example.entry.bundle for example in split.train})
     model, training = settings_for(job, len(split.train), cells)
+    copy = copy_settings(job, model, split.train)
     config = RunConfig(
         phonkit_version=__version__,
         data=DataSettings(
@@ -211,21 +209,16 @@ def start_run(job: TrainRequest, out: Path, force: bool, lexicon: Lexicon | None
             columns=request.columns,
             options=dict(request.options),
             data_dir=recorded_path(request.data_dir, out),
-            max_entries=job.max_entries,
         ),
         transcriber=job.transcriber,
         variant=variant.name,
         morphemes=job.morphemes,
         model=model,
         training=training,
+        copy=copy,
         device=job.device,
-        split=SplitSettings(
-            protocol=split.protocol,
-            k=job.k,
-            draw=job.draw if job.k is not None else None,
-            fold=job.fold,
-            counts=split.counts(),
-        ),
+        split=job.split,
+        counts=split.counts(),
         metrics=job.metrics,
         max_length=2 * max(len(example.surface) for example in split.train) + 2,
     )
@@ -257,16 +250,13 @@ def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, f
         f"{resolve_precision(device, training.precision)} "
         f"({sum(p.numel() for p in trainer.model.parameters()):,} parameters)"
     )
-    copying = start_copy_models(run, device)
+    copying = start_copy_models(run, device)  # in a forked process, beside the model
     busy = f"{run.path}: other processes keep CPU cores busy: training"
-    with shared_cpu(device, busy) if copying is None else nullcontext():
-        try:  # beside the copy models, one thread: a second would spin while they compute
-            with (
-                one_thread() if copying is not None else nullcontext(),
-                TrainingProgress(
-                    training.epochs, trainer.batches_per_epoch(), trainer.epoch
-                ) as progress,
-            ):
+    # beside the copy models, one thread: a second would spin while they compute
+    with cpu_threads(device, small=copying is not None, said=busy):
+        try:
+            epochs = training.epochs, trainer.batches_per_epoch(), trainer.epoch
+            with TrainingProgress(*epochs) as progress:
                 trainer.fit(progress.advance, progress.report)
         except BaseException:
             if copying is not None:

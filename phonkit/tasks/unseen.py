@@ -14,7 +14,7 @@ import torch
 from phonkit.data.encoding import Example
 from phonkit.data.lexicon import paradigms
 from phonkit.metrics import Scored, mean
-from phonkit.model.device import autocast
+from phonkit.model.device import autocast, cpu_threads
 from phonkit.model.fitting import fit_lemmas
 from phonkit.plugins import registry
 from phonkit.run.directory import Run
@@ -82,17 +82,18 @@ def score_unseen(
     held-out cells of ``examples``' lemmas."""
     shown = reveal(examples, known, seed)
     model = load_model(run, device)
-    with autocast(device, precision):
-        vocabularies = fit_lemmas(model, run.vocabularies(), shown.evidence, fit)
-    result = evaluate(
-        model,
-        shown.held_out,
-        vocabularies,
-        run.config.max_length,
-        precision=precision,
-        rewrites=Rewrites.of(run),
-        given=known_forms(shown.evidence),
-    )
+    with cpu_threads(device):
+        with autocast(device, precision):
+            vocabularies = fit_lemmas(model, run.vocabularies(), shown.evidence, fit)
+        result = evaluate(
+            model,
+            shown.held_out,
+            vocabularies,
+            run.config.max_length,
+            precision=precision,
+            rewrites=Rewrites.of(run),
+            given=known_forms(shown.evidence),
+        )
     baseline, spelled = baseline_for(run)
     new = sorted({ex.entry.lemma for ex in shown.held_out} - set(spelled))
     spelled.update(zip(new, spell(run, new), strict=True))

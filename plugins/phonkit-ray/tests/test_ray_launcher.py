@@ -269,12 +269,10 @@ def test_a_task_streams_the_run_back_with_metrics_last(data_root, tmp_path):
     from phonkit.experiments import unimorph
     from phonkit.experiments.runner import prepare
     from phonkit.jobs import TrainRequest
-    from phonkit.settings import ModelConfig, TrainConfig
 
     base = TrainRequest(
         request=CorpusRequest(data_dir=data_root),
-        model=ModelConfig(dim=16),
-        training=TrainConfig(epochs=2, batch_size=32),
+        settings={"dim": 16, "epochs": 2, "batch_size": 32},
         metrics=["acc", "mld", "nll"],
     )
     (planned,) = unimorph.plan({"tur": "unimorph"}, ["pi"], [1], base)
