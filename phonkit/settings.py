@@ -235,7 +235,7 @@ def _plain(hint: Any) -> type:
 
 # --- the settings -------------------------------------------------------------------------
 
-CANDIDATES = ("model", "analogy", "analogy+copy")  # see phonkit.tables.candidates
+CANDIDATES = ("model", "analogy", "analogy+copy", "ur")  # see phonkit.tables.candidates
 PRECISIONS = ("auto", "fp32", "bf16")
 SELECTIONS = ("loss", "acc")
 SPLITS = ("paradigms", "lemmas", "sample", "folds", "all")  # phonkit.data.split.PROTOCOLS
@@ -303,7 +303,9 @@ class ModelConfig(Checked):
         "model",
         "Gaps: the model's own decoding (model), or the analogy rewrites of the stem's known "
         "forms, ranked by the model (analogy) or by the model and two copy models, which read "
-        "those forms and copies from them (analogy+copy; docs/small-data.md).",
+        "those forms and copies from them (analogy+copy; docs/small-data.md), or the forms "
+        "the stem's underlying string spells out, most probable first (ur; "
+        "docs/underlying-forms.md).",
         choices=CANDIDATES,
     )
 

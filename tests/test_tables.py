@@ -237,10 +237,11 @@ def test_fill_long_gives_nbest_rows_per_gap_with_scores(cli, gappy):
     result = cli("fill", str(gappy), "--long", "--nbest", "2", "--epochs", "2")
     assert result.code == 0, result.err
     lines = result.out.splitlines()
-    assert lines[0] == "stem\tcell\tform\tscore"
+    assert lines[0] == "stem\tcell\tform\tscore\tunderlying"
     rows = [line.split("\t") for line in lines[1:]]
     assert sorted({(r[0], r[1]) for r in rows}) == [("10", "1"), ("2", "3"), ("5", "2")]
     assert len(rows) == 6 and all(float(r[3]) >= 0 for r in rows)
+    assert all(r[4] for r in rows)  # each gap's stem has its underlying string
 
 
 def test_fill_keeps_its_run_for_the_other_commands(cli, gappy, tmp_path):

@@ -4,6 +4,8 @@ no stem showed."""
 
 from __future__ import annotations
 
+import json
+
 from phonkit.analysis.processes import processes
 from phonkit.data.encoding import Example
 from phonkit.data.lexicon import Entry, segment
@@ -99,3 +101,20 @@ def test_uf_strings_and_processes_of_a_table_run(cli, tmp_path):
     assert header[:2] == ["process", "input"]
     assert any(rule[1:3] == ["b", "p"] and rule[3].endswith("#") for rule in rules)
     assert "process" in processes.err  # the table on stderr
+
+
+def test_fill_from_the_strings_alone_spells_out_what_no_rewrite_gives(cli, tmp_path):
+    table = tmp_path / "devoicing.csv"
+    lines = [f"{stem},{bare},{suffixed}" for stem, (bare, suffixed) in DEVOICING.items()]
+    lines += ["vog,,voga", "zat,zat,"]  # a voiced stem's bare form, a stem's suffixed form
+    table.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "run"
+    fill = cli("fill", str(table), "--stem-column", "1", "--out", str(out), "--epochs", "2",
+               "--candidates", "ur", "--long")  # fmt: skip
+    assert fill.code == 0, fill.err
+    rows = {row[0]: row for row in (line.split("\t") for line in fill.out.splitlines()[1:])}
+    assert rows["vog"][1:3] == ["2", "vok"] and rows["vog"][4] == "vog"
+    assert rows["zat"][1:3] == ["3", "zata"] and rows["zat"][4] == "zat"
+    stored = (out / "strings.tsv").read_text(encoding="utf-8")  # kept by the training
+    assert "vog\tstem\tvog\t" in stored
+    assert json.loads((out / "config.json").read_text())["model"]["candidates"] == "ur"

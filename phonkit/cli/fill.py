@@ -35,8 +35,9 @@ def fill(
         bool,
         typer.Option(
             "--long",
-            help="Write stem, cell, form, score rows of the filled cells "
-            "(score: surprisal in nats per symbol) instead of the table.",
+            help="Write stem, cell, form, score, underlying rows of the filled cells "
+            "(score: surprisal in nats per symbol; underlying: the stem's underlying "
+            "string) instead of the table.",
         ),
     ] = False,
     nbest: Annotated[int, typer.Option(help="Alternatives per gap (with --long).")] = 1,
@@ -76,10 +77,11 @@ def fill(
     filled = fill_table(paradigm, request, out, force, table, resume)
     if long:
         write = sys.stdout.write
-        write("stem\tcell\tform\tscore\n")
+        write("stem\tcell\tform\tscore\tunderlying\n")
         for one in filled.fillings:
             score = "" if one.surprisal is None else f"{one.surprisal:.4f}"
-            cell = paradigm.cells[one.gap.column]
-            write(f"{paradigm.stems[one.gap.row]}\t{cell}\t{one.form}\t{score}\n")
+            stem, cell = paradigm.stems[one.gap.row], paradigm.cells[one.gap.column]
+            underlying = filled.underlying.get(stem, "")
+            write(f"{stem}\t{cell}\t{one.form}\t{score}\t{underlying}\n")
     else:
         sys.stdout.write(paradigm.format(filled.forms()))

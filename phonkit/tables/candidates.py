@@ -8,6 +8,10 @@ the affix rewrites of the stem's known forms into the gap's cell (every rewrite 
 shows between the two cells, :class:`~phonkit.tables.rewrites.CellRewrites`), and judges
 choose (:mod:`phonkit.tables.judges`). A gap with no candidate (no rewrite applies) gets the
 model's own decoding, or the first copy model's greedy form where the run has copy models.
+
+With ``model.candidates = ur`` a gap's forms are instead those its stem's underlying string
+spells out (:mod:`phonkit.tables.strings`), most probable first, and nothing else: what the
+strings alone carry (docs/underlying-forms.md).
 """
 
 from __future__ import annotations
@@ -21,24 +25,35 @@ from phonkit.run.directory import Run
 from phonkit.run.factory import load_copy_models
 from phonkit.tables.judges import by_every_judge, scored_by
 from phonkit.tables.rewrites import CellRewrites, Paradigm, Symbols, apply
-from phonkit.tables.sizes import EXCEPTIONLESS
+from phonkit.tables.sizes import EXCEPTIONLESS, SPELLED
+from phonkit.tables.strings import UnderlyingStrings, strings_of
 
 
 class Rewrites:
     """The affix rewrites between every two cells, counted over known paradigms."""
 
-    def __init__(self, examples: Sequence[Example], copies: Sequence[CopyModel] = ()):
+    def __init__(
+        self,
+        examples: Sequence[Example],
+        copies: Sequence[CopyModel] = (),
+        strings: UnderlyingStrings | None = None,
+    ):
         self.paradigms = dict(known_forms(examples))
         self.analogy = CellRewrites(self.paradigms)
         self.copies = list(copies)
+        self.strings = strings  # with them, the candidates are their spell-outs alone
 
     @classmethod
     def of(cls, run: Run) -> Rewrites | None:
         """The rewrites of a run whose model ranks them (``model.candidates`` is not
         ``model``), counted over its training forms, with the run's copy models where it
-        has them; None for a model that decodes on its own."""
-        if run.config.model.candidates == "model":
+        has them, or its underlying strings (``ur``); None for a model that decodes on its
+        own."""
+        candidates = run.config.model.candidates
+        if candidates == "model":
             return None
+        if candidates == "ur":
+            return cls(run.examples("train"), strings=strings_of(run))
         return cls(run.examples("train"), load_copy_models(run))
 
     def known(self, lemma: str, given: Paradigm | None = None) -> Paradigm:
@@ -76,8 +91,12 @@ class Rewrites:
         """For each (word, its known forms beside the training ones): its candidates, most
         probable first (the model's -log p in one batch; with copy models, the mean of every
         judge's posterior), or the first copy model's greedy form where there is no
-        candidate (nothing without copy models)."""
+        candidate (nothing without copy models); with underlying strings, their
+        spell-outs."""
         found = [(word, self.known(word.entry.lemma, given)) for word, given in words]
+        if self.strings is not None:
+            return [self.spelled(word.entry.lemma, word.entry.bundle, known)
+                    for word, known in found]  # fmt: skip
         candidates = [
             self.candidates(word.entry.lemma, word.entry.bundle, known) for word, known in found
         ]
@@ -92,6 +111,13 @@ class Rewrites:
                 forms = [guess] if guess else []
             result.append(forms)
         return result
+
+    def spelled(self, lemma: str, bundle: str, known: Paradigm) -> list[Symbols]:
+        """The :data:`~phonkit.tables.sizes.SPELLED` most probable forms of ``lemma`` in
+        ``bundle`` that its underlying string spells out (the string its ``known`` forms
+        make, for a stem the run never saw)."""
+        assert self.strings is not None
+        return [form for form, _ in self.strings.spell(lemma, bundle, known, SPELLED)]
 
 
 def known_forms(examples: Sequence[Example]) -> Mapping[str, Paradigm]:

@@ -130,3 +130,7 @@ def copy_config(
 SYMBOL_COST = 1.0
 CONSTANT_EDGE_STEMS = 3
 SEARCH_SWEEPS = 8
+
+# Forms a stem's underlying string spells out for a gap with model.candidates=ur, most
+# probable first (fill --nbest takes its best ones; beyond them the model's own follow).
+SPELLED = 5

@@ -18,6 +18,7 @@ from phonkit.data.encoding import Example
 from phonkit.data.tsv import format_rows
 from phonkit.run.directory import Run
 from phonkit.tables.segments import Alphabet
+from phonkit.tables.sizes import SMALL
 from phonkit.tables.spellout import cost, spell
 from phonkit.tables.underlying import infer
 
@@ -157,6 +158,25 @@ def save_strings(run: Run, strings: UnderlyingStrings) -> None:
     transcriber joins them."""
     joiner = run.transcriber().joiner
     run.write_strings(format_rows([HEADER, *(m.row() for m in strings.morphemes(joiner))]))
+
+
+def keep_strings(run: Run) -> None:
+    """Infer and store the strings of a run under :data:`~phonkit.tables.sizes.SMALL`
+    training forms (a second or less), so that ``fill``, ``uf strings`` and the ``ur``
+    candidates read them back; a larger run's are inferred when asked for."""
+    examples = run.examples("train")
+    if len(examples) < SMALL:
+        save_strings(run, UnderlyingStrings(examples))
+
+
+def stem_strings(run: Run) -> dict[str, str]:
+    """Each stem's underlying string, as ``phonkit uf strings`` writes it: read back where
+    the run stored them, else inferred."""
+    rows = run.strings()
+    if rows is None:
+        joiner = run.transcriber().joiner
+        rows = [list(HEADER), *(m.row() for m in strings_of(run).morphemes(joiner))]
+    return {row[0]: row[2] for row in rows[1:] if row[1] == "stem"}
 
 
 def strings_of(run: Run) -> UnderlyingStrings:

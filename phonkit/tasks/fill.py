@@ -26,6 +26,7 @@ from phonkit.progress import say
 from phonkit.run.directory import Run
 from phonkit.run.factory import load_model
 from phonkit.tables.sizes import SMALL
+from phonkit.tables.strings import stem_strings
 from phonkit.tasks.predict import Cell, PredictOptions, Predictor
 from phonkit.tasks.train import check_job, train
 
@@ -57,11 +58,13 @@ class Filling:
 @dataclass
 class FilledTable:
     """A filled table: each gap's hypotheses (``fillings``), the gaps no model can fill (a
-    stem or a cell without any known form), and the forms with the best ones in."""
+    stem or a cell without any known form), the underlying string of each stem with a gap
+    (``underlying``, by stem), and the forms with the best ones in."""
 
     table: ParadigmTable
     fillings: list[Filling]
     unfillable: list[Gap]
+    underlying: dict[str, str] = field(default_factory=dict)
 
     def forms(self) -> list[list[str]]:
         """The table's forms with each gap's best hypothesis in it."""
@@ -119,7 +122,10 @@ def fill(
         else:
             run, _ = train(job, path, force, resume, lexicon=table.lexicon())
         fillings = predict_gaps(run, table, fillable, request)
-    return FilledTable(table, fillings, unfillable)
+        strings = stem_strings(run)
+    stems = {table.stems[gap.row] for gap in fillable}
+    underlying = {stem: string for stem, string in strings.items() if stem in stems}
+    return FilledTable(table, fillings, unfillable, underlying)
 
 
 def check_same_table(run: Run, table: ParadigmTable) -> None:
