@@ -61,9 +61,12 @@ def baseline(rows: list[dict[str, str]], inference: Inference) -> list[str]:
         for cell, analysis in chosen.items():
             suffixes.setdefault(cell, Counter())[analysis.suffix] += 1
     best = max(
-        (counts.most_common(1)[0][1], cell, counts.most_common(1)[0][0])
-        for cell, counts in suffixes.items()
-        if counts.most_common(1)[0][0]
+        (
+            (counts.most_common(1)[0][1], cell, counts.most_common(1)[0][0])
+            for cell, counts in suffixes.items()
+            if counts.most_common(1)[0][0]
+        ),
+        default=(0, "", "\0"),  # no cell with a suffix (a table of prefixes): the shared stretch
     )
     _, cell, suffix = best
     found = []

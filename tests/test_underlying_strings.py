@@ -99,7 +99,8 @@ def test_uf_strings_and_processes_of_a_table_run(cli, tmp_path):
     assert processes.code == 0, processes.err
     header, *rules = [line.split("\t") for line in processes.out.splitlines()]
     assert header[:2] == ["process", "input"]
-    assert any(rule[1:3] == ["b", "p"] and rule[3].endswith("#") for rule in rules)
+    devoicing = [r for r in rules if r[3] == "_#" and (r[1:3] == ["b", "p"] or r[2] == "[-voi]")]
+    assert devoicing, rules  # by segment, or one process with panphon's features
     assert "process" in processes.err  # the table on stderr
 
 
@@ -118,3 +119,13 @@ def test_fill_from_the_strings_alone_spells_out_what_no_rewrite_gives(cli, tmp_p
     stored = (out / "strings.tsv").read_text(encoding="utf-8")  # kept by the training
     assert "vog\tstem\tvog\t" in stored
     assert json.loads((out / "config.json").read_text())["model"]["candidates"] == "ur"
+
+
+def test_with_features_one_change_of_several_segments_is_one_process():
+    values = {"b": "+-", "p": "--", "d": "+-", "t": "--", "g": "+-", "k": "--", "a": "++"}
+    values |= {s: "++" for s in "ioeu"} | {s: "+-" for s in "rlmnfv"}  # voi, syl (rough)
+    table = lambda s: {"voi": values[s][0], "syl": values[s][1]} if s in values else None  # noqa: E731
+    found = {p.rule: p for p in processes(UnderlyingStrings(examples(DEVOICING)), table)}
+    assert "[-syl, +voi] → [-voi] / _#" in found, list(found)
+    assert found["[-syl, +voi] → [-voi] / _#"].stems == {"rad", "lib", "sob", "mug", "dag",
+                                                         "lod", "nab"}  # fmt: skip

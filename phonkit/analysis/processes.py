@@ -9,6 +9,11 @@ side whose contexts overlap least with those where the same symbol stays as it i
 side's contexts are named as one class where one covers them and none of the others: a
 natural class of the feature table a plugin registers (``phonkit-panphon``: ``[-son]``),
 else ``C`` or ``V``, else the symbols themselves (``{t, l, #}``).
+
+With a feature table, the changes of several segments in the same context that change the
+same features (``b → p``, ``d → t``, ``ɡ → k`` before ``#``: voice) are one process over the
+class of their inputs, ``[-son, +voi] → [-voi] / _#``; insertions or deletions of several
+segments in the same context alike (``∅ → [+hi] / _[-syl]``).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import zip_longest
 
 from phonkit.tables.processes import COPY, DELETE
 from phonkit.tables.segments import EDGE, kind
@@ -134,7 +140,64 @@ def processes(strings: UnderlyingStrings, features: Features | None = None) -> l
             if len(process.examples) < EXAMPLES and example not in process.examples:
                 process.examples.append(example)
         result.append(process)
+    if features is not None:
+        segments = {a.before for a in found} | {a.after for a in found} | {s for s, _, _ in kept}
+        result = merged(result, sorted(segments - {""}), features)
     return sorted(result, key=lambda p: (-len(p.stems), -p.forms, p.rule))
+
+
+def merged(found: list[Process], segments: Sequence[str], features: Features) -> list[Process]:
+    """The processes with those of one context and one change of features (or one context
+    of insertion, or of deletion) made one, over the class of their segments."""
+    groups: dict[tuple, list[Process]] = defaultdict(list)
+    for process in found:
+        how = change(process, features)
+        groups["" if how and how[0] == "double" else process.context, how].append(process)
+    result = []
+    for (_, how), members in groups.items():
+        if how is None or len(members) < 2:
+            result.extend(members)
+            continue
+        inputs = [p.before for p in members]
+        outputs = [p.after for p in members]
+        inside = inputs if how[0] != "insert" else outputs
+        named = natural_class(inside, [s for s in segments if s not in inside], features)
+        if named is None:
+            result.extend(members)
+            continue
+        before = "" if how[0] == "insert" else named
+        after = named if how[0] == "insert" else how[-1] if how[0] == "change" else ""
+        context = members[0].context
+        if how[0] == "double":  # degemination: a segment after its like
+            before, context = f"{named}ᵢ", f"{named}ᵢ_"
+        process = Process(before, after, context)
+        for member in members:
+            process.stems |= member.stems
+            process.forms += member.forms
+        for examples in zip_longest(*(m.examples for m in members)):  # one of each first
+            process.examples.extend(e for e in examples if e)
+        del process.examples[EXAMPLES:]
+        result.append(process)
+    return result
+
+
+def change(process: Process, features: Features) -> tuple[str, ...] | None:
+    """What a process does, to merge it with others: ``("insert",)``, ``("delete",)``,
+    ``("double", "delete")`` (a segment deleted after its like), or ``("change",
+    "[-voi]")``, the feature values its output takes that its input lacks; None where a
+    segment has no features, or for another change next to its own double."""
+    if process.context == f"{process.before}_":
+        return ("double", "delete") if not process.after else None
+    if not process.before or not process.after:
+        segment = process.before or process.after
+        if features(segment) is None:
+            return None
+        return ("insert",) if not process.before else ("delete",)
+    before, after = features(process.before), features(process.after)
+    if before is None or after is None:
+        return None
+    taken = [f"{v}{f}" for f, v in after.items() if v in "+-" and before.get(f) != v]
+    return ("change", "[" + ", ".join(taken) + "]") if taken else None
 
 
 def context(
