@@ -3,12 +3,21 @@
     python benchmarks/peers.py tables FOLDER --work DIR --yoyodyne PATH --out TSV
         [--runs TSV] [--architectures soft,pointer] [--tables NAME,...] [--folds 1,2,3,4,5]
         [--seed 1] [--dev-share 0.2] [--patience 5] [--patience-steps 200] [--max-epochs 2000]
-        [--jobs 1]
+        [--jobs 1] [SETTINGS]
     python benchmarks/peers.py nld3k --data-dir DIR --work DIR --yoyodyne PATH --out TSV
         [--phonkit PATH] [--tasks paradigms,lemmas] [--entries 3000] [--architecture soft]
-        [--known 1] [--seed 1] [--patience 5] [--max-epochs 500]
+        [--known 1] [--seed 1] [--patience 5] [--max-epochs 500] [SETTINGS]
     python benchmarks/peers.py figure NLD3K.TSV --out FIGURE.png
     python benchmarks/peers.py report TABLES.TSV --phonkit RESULTS.TSV [--runs TSV]
+
+SETTINGS (a tuned peer; each left out keeps yoyodyne's default): [--embedding-size N]
+[--hidden-size N] [--layers N] [--dropout P] [--batch-size N] [--learning-rate R]
+[--label-smoothing S] [--model-arg KEY=VALUE ...] [--tag NAME]. The sizes, layers and dropout
+are the encoder's and the decoder's alike; the learning rate is Adam's; ``--model-arg`` sets
+any other argument of the model (``enforce_monotonic=true``: hard attention's monotonic
+transitions). ``--tag tuned`` names the system
+``yoyodyne-ARCHITECTURE-tuned`` in the rows (and its work folders), so that a tuned run's rows
+stand beside the untuned ones in the same files.
 
 **nld3k** (time to accuracy): the UniMorph Dutch table cut to --entries entries (whole
 paradigms, seeded: ``train --max-entries``), split by phonkit into train, dev and test cells
@@ -56,8 +65,9 @@ layer, dropout 0.2, batch 32, Adam 1e-3, tied source/target vocabulary, greedy d
     yy-venv/bin/pip install yoyodyne==0.5.27    # pulls torch 2.15 and Lightning 2.6
 
 Architectures (``--architectures``): ``soft`` = ``SoftAttentionLSTMModel``, ``pointer`` =
-``PointerGeneratorLSTMModel``, ``hard`` = ``HardAttentionLSTMModel``; a BiLSTM encoder over
-the source, the features encoded by the same encoder. One row per (table, fold, system) is
+``PointerGeneratorLSTMModel``, ``hard`` = ``HardAttentionLSTMModel`` (Wu & Cotterell); a
+BiLSTM encoder over the source, the features encoded by the same encoder. One row per (table,
+fold, system) is
 appended to --out (``table, fold, system, acc, mld``; a row already there is not run
 again, so the script resumes), one to --runs (``runs.tsv`` beside --out unless given) with
 the pairs, epochs, yoyodyne's best val_accuracy, the free-running dev accuracy and the wall
@@ -146,6 +156,46 @@ RESUME = """\
         every_n_epochs: {every}
 """
 RESUME_BATCHES = 50
+BATCH = 32  # yoyodyne's default batch size
+
+# Where the settings go in the config: after each of these lines of BASE.
+AFTER = {
+    "encoder": "      class_path: yoyodyne.models.modules.LSTMEncoder\n",
+    "model": "    features_encoder: true\n",
+    "data": '  features_sep: ";"\n',
+}
+
+
+def configure(config: str, args) -> str:
+    """``config`` with the run's settings (``--embedding-size`` ...): the same text without
+    any."""
+    sizes = {"embedding_size": args.embedding_size, "hidden_size": args.hidden_size,
+             "layers": args.layers, "dropout": args.dropout}  # fmt: skip
+    model = {"embedding_size": args.embedding_size, "decoder_hidden_size": args.hidden_size,
+             "decoder_layers": args.layers, "decoder_dropout": args.dropout,
+             "label_smoothing": args.label_smoothing,
+             **dict(arg.split("=", 1) for arg in args.model_arg or [])}  # fmt: skip
+
+    def lines(indent: int, values: dict) -> str:
+        return "".join(f"{' ' * indent}{key}: {value}\n" for key, value in values.items()
+                       if value is not None)  # fmt: skip
+
+    added = {"encoder": lines(8, sizes), "model": lines(4, model),
+             "data": lines(2, {"batch_size": args.batch_size})}  # fmt: skip
+    if added["encoder"]:
+        added["encoder"] = "      init_args:\n" + added["encoder"]
+    if args.learning_rate is not None:
+        added["model"] += ("    optimizer:\n      class_path: yoyodyne.optimizers.Adam\n"
+                           f"      init_args:\n        lr: {args.learning_rate}\n")  # fmt: skip
+    for part, text in added.items():
+        config = config.replace(AFTER[part], AFTER[part] + text, 1)
+    return config
+
+
+def named(architecture: str, args) -> str:
+    """The system's name in the rows: ``yoyodyne-ARCHITECTURE``, then ``-TAG`` if tagged."""
+    return f"yoyodyne-{architecture}" + (f"-{args.tag}" if args.tag else "")
+
 
 OUT = ["table", "fold", "system", "acc", "mld"]
 RUNS = ["table", "fold", "system", "train_pairs", "dev_pairs", "test_cells", "epochs",
@@ -191,11 +241,12 @@ def fit_and_predict(args, work: Path, system: str, train: str, dev: str, predict
     with its best checkpoint; the guesses, the epochs and the wall times. A training that an
     earlier command left unfinished in ``work``, on the same files, goes on from its last
     resume checkpoint."""
-    batches = math.ceil(train.count("\n") / 32)
+    batches = math.ceil(train.count("\n") / (args.batch_size or BATCH))
     patience = max(args.patience, math.ceil(args.patience_steps / batches))
-    config = CONFIG.format(
-        model=MODELS[system], max_epochs=args.max_epochs, work=work, patience=patience
-    ) + RESUME.format(work=work, every=math.ceil(RESUME_BATCHES / batches))
+    config = configure(
+        CONFIG.format(model=MODELS[system], max_epochs=args.max_epochs, work=work,
+                      patience=patience), args,
+    ) + RESUME.format(work=work, every=math.ceil(RESUME_BATCHES / batches))  # fmt: skip
     files = {"train.tsv": train, "dev.tsv": dev, "predict.tsv": predict, "config.yaml": config}
     resume, clock = work / "checkpoints/resume.ckpt", work / "fit-clock.json"
     resumed = resume.exists() and clock.exists() and all(
@@ -282,7 +333,7 @@ def run_fold(args, name: str, cells: list[str], entries: list[Entry], fold: int,
         row(paradigms[stem][s], s, t, paradigms[stem][s]) for stem, s, t in dev + tried
     )
     dev_text = "".join(row(paradigms[stem][s], s, t, paradigms[stem][t]) for stem, s, t in dev)
-    work = args.work / f"{name}-f{fold}-{system}"
+    work = args.work / f"{name}-f{fold}-{named(system, args).removeprefix('yoyodyne-')}"
     fitted = fit_and_predict(args, work, system, train, dev_text, predict)
     guesses = dict(zip(dev + tried, fitted["guesses"], strict=True))
     right: dict[tuple[str, str], list[bool]] = {}
@@ -304,9 +355,9 @@ def run_fold(args, name: str, cells: list[str], entries: list[Entry], fold: int,
         lines.append(f"{entry.lemma}\t{entry.bundle}\t{source}\t{entry.form}\t{''.join(guess)}\n")
     (work / "test.tsv").write_text("".join(lines), encoding="utf-8")
     shown = [hit for hits_of in right.values() for hit in hits_of]
-    out = [name, fold, f"yoyodyne-{system}", f"{100 * sum(hits) / len(hits):.2f}",
+    out = [name, fold, named(system, args), f"{100 * sum(hits) / len(hits):.2f}",
            f"{sum(distances) / len(distances):.4f}"]  # fmt: skip
-    runs = [name, fold, f"yoyodyne-{system}", train.count("\n"), len(dev), len(hits),
+    runs = [name, fold, named(system, args), train.count("\n"), len(dev), len(hits),
             fitted["epochs"], fitted["best_epoch"], fitted["patience"],
             f"{100 * fitted['val_accuracy']:.2f}",
             f"{100 * sum(shown) / len(shown):.2f}", f"{fitted['fit_seconds']:.1f}",
@@ -387,7 +438,8 @@ def peer_curve(args, task: str, run: Path, env: dict) -> list[list]:
     from phonkit.run.directory import Run
     from phonkit.tasks.unseen import reveal
 
-    work = args.work / f"yoyodyne-{task}"
+    tagged = f"{named(args.architecture, args)}-{task}"
+    work = args.work / (tagged if args.tag else f"yoyodyne-{task}")
     if work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True)
@@ -399,8 +451,8 @@ def peer_curve(args, task: str, run: Path, env: dict) -> list[list]:
             "".join(f"{e.entry.lemma}\t{e.entry.form}\t{e.entry.bundle}\n" for e in splits[split]),
             encoding="utf-8",
         )
-    config = CONFIG.format(model=MODELS[args.architecture], max_epochs=args.max_epochs,
-                           work=work, patience=args.patience)  # fmt: skip
+    config = configure(CONFIG.format(model=MODELS[args.architecture], max_epochs=args.max_epochs,
+                                     work=work, patience=args.patience), args)  # fmt: skip
     (work / "config.yaml").write_text(config, encoding="utf-8")
     common = ["--config", str(work / "config.yaml"), "--data.model_dir", str(work)]
     started = time.time()
@@ -441,7 +493,7 @@ def peer_curve(args, task: str, run: Path, env: dict) -> list[list]:
             test = f"{accuracy([guessed[e] for e in cells], cells):.2f}"
         dev = accuracy(predict(checkpoint, "dev"), splits["dev"])
         wall = checkpoint.stat().st_mtime - started
-        system = f"yoyodyne-{args.architecture}"
+        system = named(args.architecture, args)
         rows.append([task, system, epoch + 1, f"{wall:.1f}", f"{dev:.2f}", test])
         checkpoint.unlink()  # 20-50 MB each
     return rows
@@ -541,6 +593,28 @@ def report(peer: Path, runs: Path, ours: Path) -> None:
         )
 
 
+def keyed(text: str) -> str:
+    key, equals, _ = text.partition("=")
+    if not (equals and key.isidentifier()):
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, found {text!r}")
+    return text
+
+
+def settings(parser: argparse.ArgumentParser) -> None:
+    """The options of a tuned peer; each left out keeps yoyodyne's default."""
+    told = parser.add_argument_group("settings (default: yoyodyne's)")
+    told.add_argument("--embedding-size", type=int)
+    told.add_argument("--hidden-size", type=int, help="the encoder's (each way) and the decoder's")
+    told.add_argument("--layers", type=int, help="the encoder's and the decoder's")
+    told.add_argument("--dropout", type=float)
+    told.add_argument("--batch-size", type=int, help=f"default {BATCH}")
+    told.add_argument("--learning-rate", type=float, help="Adam's (default 0.001)")
+    told.add_argument("--label-smoothing", type=float)
+    told.add_argument("--model-arg", action="append", metavar="KEY=VALUE", type=keyed,
+                      help="another argument of the model (repeatable)")  # fmt: skip
+    told.add_argument("--tag", help="the system is named yoyodyne-ARCHITECTURE-TAG (e.g. tuned)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     tasks = parser.add_subparsers(dest="task", required=True)
@@ -572,6 +646,8 @@ def main() -> None:
     dutch.add_argument("--seed", type=int, default=1)
     dutch.add_argument("--patience", type=int, default=5)
     dutch.add_argument("--max-epochs", type=int, default=500)
+    for parsed in (table, dutch):
+        settings(parsed)
     drawn = tasks.add_parser("figure", help="time to accuracy from the nld3k rows")
     drawn.add_argument("curve", type=Path)
     drawn.add_argument("--out", type=Path, required=True)
@@ -624,7 +700,7 @@ def run_tables(args, parser: argparse.ArgumentParser) -> None:
         for name, table in read.items()
         for fold in args.folds.split(",")
         for system in systems
-        if (name, fold, f"yoyodyne-{system}") not in done
+        if (name, fold, named(system, args)) not in done
     ]
     failed: BaseException | None = None
     with ThreadPoolExecutor(args.jobs) as pool:  # threads: the work is in yoyodyne's processes

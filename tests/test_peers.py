@@ -1,13 +1,17 @@
 """benchmarks/peers.py, the harness of the peer's record, with a stand-in for yoyodyne: the
-source each held-out cell is predicted from, and a training stopped mid-way going on."""
+source each held-out cell is predicted from, a training stopped mid-way going on, and a tuned
+run's settings."""
 
 from __future__ import annotations
 
 import csv
+import math
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import yaml
 
 from phonkit.data.table import read_table
 
@@ -48,7 +52,9 @@ for epoch in range(first, len(ACCURACY)):
 """
 
 
-def run_peers(tmp_path: Path, stop_at: str | None = None) -> subprocess.CompletedProcess:
+def run_peers(
+    tmp_path: Path, stop_at: str | None = None, settings: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess:
     yoyodyne = tmp_path / "yoyodyne"
     yoyodyne.write_text(f"#!{sys.executable}\n{YOYODYNE}", encoding="utf-8")
     yoyodyne.chmod(0o755)
@@ -58,7 +64,7 @@ def run_peers(tmp_path: Path, stop_at: str | None = None) -> subprocess.Complete
         env["STOP_AT"] = stop_at
     command = [sys.executable, str(ROOT / "benchmarks/peers.py"), "tables", str(tmp_path),
                "--work", str(tmp_path / "work"), "--yoyodyne", str(yoyodyne), "--architectures",
-               "soft", "--folds", "1", "--out", str(tmp_path / "out.tsv")]  # fmt: skip
+               "soft", "--folds", "1", "--out", str(tmp_path / "out.tsv"), *settings]  # fmt: skip
     return subprocess.run(command, env=env, capture_output=True, text=True)
 
 
@@ -139,3 +145,72 @@ def test_the_report_pools_the_folds_of_the_finished_tables_only(tmp_path):
     assert lines[2] == "| a, 4 | 25.0 / 1.500 | 75.0 / 0.250 |"
     assert lines[3] == "| mean of the 1 | 25.0 | 75.0 |"
     assert lines[4].startswith("pi - yoyodyne-soft: +50.0 points over the 1 tables (ahead on 1")
+
+
+TUNED = (
+    "--embedding-size",
+    "100",
+    "--hidden-size",
+    "200",
+    "--layers",
+    "2",
+    "--dropout",
+    "0.4",
+    "--batch-size",
+    "4",
+    "--learning-rate",
+    "0.002",
+    "--label-smoothing",
+    "0.1",
+    "--model-arg",
+    "enforce_monotonic=true",
+    "--patience",
+    "20",
+    "--tag",
+    "tuned",
+    "--tables",
+    "twins",
+)  # fmt: skip (the folder holds out.tsv too once a run has ended)
+
+
+def test_a_tuned_run_has_its_settings_in_the_config_and_its_tag_in_the_rows(tmp_path):
+    write_twins(tmp_path)
+    assert run_peers(tmp_path).returncode == 0
+    tuned = run_peers(tmp_path, settings=TUNED)
+    assert tuned.returncode == 0, tuned.stderr
+    # the untuned row stays, the tuned one stands beside it, each run in its own folder
+    systems = [r["system"] for r in rows(tmp_path / "out.tsv")]
+    assert systems == ["yoyodyne-soft", "yoyodyne-soft-tuned"]
+    untuned, run = rows(tmp_path / "runs.tsv")
+    plain = yaml.safe_load((tmp_path / "work/twins-f1-soft/config.yaml").read_text())
+    config = yaml.safe_load((tmp_path / "work/twins-f1-soft-tuned/config.yaml").read_text())
+    # without settings, yoyodyne's defaults: nothing of the settings in the config
+    assert "init_args" not in plain["model"]["init_args"]["source_encoder"]
+    assert "batch_size" not in plain["data"] and "optimizer" not in plain["model"]["init_args"]
+    assert int(untuned["patience"]) == math.ceil(200 / math.ceil(int(untuned["train_pairs"]) / 32))
+    model = config["model"]["init_args"]
+    assert model["source_encoder"]["init_args"] == {
+        "embedding_size": 100, "hidden_size": 200, "layers": 2, "dropout": 0.4
+    }  # fmt: skip
+    expected = {"embedding_size": 100, "decoder_hidden_size": 200, "decoder_layers": 2,
+                "decoder_dropout": 0.4, "label_smoothing": 0.1,
+                "enforce_monotonic": True}  # fmt: skip
+    assert {key: model[key] for key in expected} == expected
+    assert model["optimizer"] == {"class_path": "yoyodyne.optimizers.Adam",
+                                  "init_args": {"lr": 0.002}}  # fmt: skip
+    assert config["data"]["batch_size"] == 4
+    # the patience counts the batches of the batch size: max(20 epochs, 200 batches)
+    batches = math.ceil(int(run["train_pairs"]) / 4)
+    assert int(run["patience"]) == max(20, math.ceil(200 / batches))
+    callbacks = config["trainer"]["callbacks"]
+    assert callbacks[0]["init_args"]["patience"] == int(run["patience"])
+    assert callbacks[1]["init_args"]["every_n_epochs"] == math.ceil(50 / batches)
+    # run again: both rows are there, nothing runs
+    again = run_peers(tmp_path, settings=TUNED)
+    assert again.returncode == 0 and len(rows(tmp_path / "out.tsv")) == 2
+
+
+def test_a_setting_of_the_model_must_be_key_equals_value(tmp_path):
+    write_twins(tmp_path)
+    refused = run_peers(tmp_path, settings=("--model-arg", "enforce_monotonic"))
+    assert refused.returncode == 2 and "expected KEY=VALUE" in refused.stderr
