@@ -285,21 +285,18 @@ class Search:
         (each given the others, the other moved stems moved too) and then, settled, the
         table's."""
         patterns: Counter[tuple[str, ...]] = Counter()
-        for stem, string in zip(self.stems, strings, strict=True):
+        options: dict[tuple[str, ...], dict[int, list[str]]] = {}  # each stem's, by change
+        for number, (stem, string) in enumerate(zip(self.stems, strings, strict=True)):
             for other in stem.candidates:
                 if other != string:
-                    patterns[pattern(string, other)] += 1
+                    change = pattern(string, other)
+                    patterns[change] += 1
+                    options.setdefault(change, {}).setdefault(number, []).append(other)
         for change, count in patterns.most_common():
             if count < 2:
                 break
-            moved = {}
-            for number, stem in enumerate(self.stems):
-                options = [
-                    other for other in stem.candidates
-                    if other != strings[number] and pattern(strings[number], other) == change
-                ]  # fmt: skip
-                if len(options) == 1:
-                    moved[number] = options[0]
+            moved = {number: found[0] for number, found in options[change].items()
+                     if len(found) == 1}  # fmt: skip
             if len(moved) < 2 or not self._gains(moved, strings, processes, chosen):
                 continue
             trial = [moved.get(number, string) for number, string in enumerate(strings)]
