@@ -24,14 +24,18 @@ stem, so the analysis that explains a stem's forms best is the one the other ste
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from phonkit.tables.segments import EDGE, Phonotactics, kind, last_vowel
 
 COPY, DELETE, SUBSTITUTE, INSERT = "=", "-", "~", "+"
 Context = tuple
 Event = tuple[tuple[Context, ...], str]  # (contexts, most specific first), outcome
+Counted = tuple[tuple[int, ...], str, float]  # context ids (general first), outcome, prior
+Tally = tuple[tuple[tuple[tuple[int, str], int], ...], tuple[tuple[int, int], ...]]
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,19 @@ class Analysis:
     ops: tuple[str, ...]
     inserted: tuple[str, ...]
     events: tuple[Counted, ...]
+
+    @cached_property
+    def tally(self) -> Tally:
+        """The events as :meth:`Processes.add` counts them: each (context, outcome) with how
+        many of the events it counts, and each context with how many (computed once: an
+        analysis is added and taken back many times in a search)."""
+        pairs: Counter[tuple[int, str]] = Counter()
+        contexts: Counter[int] = Counter()
+        for numbers, outcome, _ in self.events:
+            for number in numbers:
+                pairs[number, outcome] += 1
+                contexts[number] += 1
+        return tuple(pairs.items()), tuple(contexts.items())
 
 
 def align(source: str, target: str) -> tuple[float, list[str], list[str]]:
@@ -243,7 +260,6 @@ PRIORS = {  # the probability of an outcome before any count
     "n": {"": 0.95, INSERT: 0.05},
 }
 
-Counted = tuple[tuple[int, ...], str, float]  # context ids (general first), outcome, prior
 
 
 class Processes:
@@ -287,18 +303,20 @@ class Processes:
             return 1 / self.alphabet
         return 0.5 * self.alphabet ** -len(outcome)  # an affix's shape
 
-    def add(self, found: Iterable[Counted], times: int = 1) -> None:
-        """Count the events ``times`` times (-1 takes them back)."""
-        counts, totals, types = self.counts, self.totals, self.types
-        for numbers, outcome, _ in found:
-            for number in numbers:
-                key = (number, outcome)
-                before = counts.get(key, 0)
-                counts[key] = before + times
-                totals[number] = totals.get(number, 0) + times
-                types[number] = types.get(number, 0) + (before + times > 0) - (before > 0)
-                if before + times > 0:
-                    self.outcomes.setdefault(number, set()).add(outcome)
+    def add(self, analysis: Analysis, times: int = 1) -> None:
+        """Count the analysis's events ``times`` times (-1 takes them back)."""
+        counts, totals, types, outcomes = self.counts, self.totals, self.types, self.outcomes
+        pairs, contexts = analysis.tally
+        for key, many in pairs:
+            before = counts.get(key, 0)
+            after = counts[key] = before + many * times
+            if (after > 0) != (before > 0):  # the outcome is seen anew, or no longer
+                number, outcome = key
+                types[number] = types.get(number, 0) + (1 if after > 0 else -1)
+                if after > 0:
+                    outcomes.setdefault(number, set()).add(outcome)
+        for number, many in contexts:
+            totals[number] = totals.get(number, 0) + many * times
 
     def cost(self, event: Counted) -> float:
         numbers, outcome, p = event

@@ -75,7 +75,8 @@ class Inference:
         core = core_of(known, self.edges)
         stem = Stem(known, core, candidates(known, core, self.reach))
         add_analyses(stem, self.reach, self.evidence, self.processes)
-        return min(stem.candidates, key=lambda s: cost_of(stem, s, self.processes)[0])
+        known_costs: dict = {}
+        return min(stem.candidates, key=lambda s: cost_of(stem, s, self.processes, known_costs)[0])
 
 
 def longest_shared(forms: Sequence[str]) -> str:
@@ -232,7 +233,7 @@ class Search:
             first = {cell: options[0] for cell, options in stem.analyses[string].items()}
             chosen.append(first)
             for analysis in first.values():
-                processes.add(analysis.events)
+                processes.add(analysis)
         return processes, chosen
 
     def sweep(
@@ -243,7 +244,7 @@ class Search:
         changed, total = 0, 0.0
         for number, stem in enumerate(self.stems):
             for analysis in chosen[number].values():
-                processes.add(analysis.events, -1)
+                processes.add(analysis, -1)
             best = None
             known: dict = {}
             for string in stem.candidates:
@@ -256,7 +257,7 @@ class Search:
             strings[number] = string
             total += cost
             for analysis in chosen[number].values():
-                processes.add(analysis.events)
+                processes.add(analysis)
         return changed, total
 
     def ascend(
@@ -313,29 +314,29 @@ class Search:
         after_chosen = list(chosen)
         for number, string in moved.items():
             for analysis in chosen[number].values():
-                processes.add(analysis.events, -1)
+                processes.add(analysis, -1)
             after_chosen[number] = {
                 cell: options[0] for cell, options in self.stems[number].analyses[string].items()
             }
             for analysis in after_chosen[number].values():
-                processes.add(analysis.events)
+                processes.add(analysis)
         after_strings = [moved.get(number, string) for number, string in enumerate(strings)]
         after = self._cost_of_stems(moved, after_strings, processes, after_chosen)
         for number in moved:  # back as they were
             for analysis in after_chosen[number].values():
-                processes.add(analysis.events, -1)
+                processes.add(analysis, -1)
             for analysis in chosen[number].values():
-                processes.add(analysis.events)
+                processes.add(analysis)
         return after < before - 1e-9
 
     def _cost_of_stems(self, numbers, strings, processes, chosen) -> float:
         total = 0.0
         for number in numbers:
             for analysis in chosen[number].values():
-                processes.add(analysis.events, -1)
-            total += cost_of(self.stems[number], strings[number], processes)[0]
+                processes.add(analysis, -1)
+            total += cost_of(self.stems[number], strings[number], processes, {})[0]
             for analysis in chosen[number].values():
-                processes.add(analysis.events)
+                processes.add(analysis)
         return total
 
 
@@ -398,9 +399,10 @@ def probability(
 ) -> float:
     """The probability of ``string`` among the stem's candidates, leave-one-out."""
     for analysis in chosen.values():
-        processes.add(analysis.events, -1)
-    costs = {other: cost_of(stem, other, processes)[0] for other in stem.candidates}
+        processes.add(analysis, -1)
+    known: dict = {}
+    costs = {other: cost_of(stem, other, processes, known)[0] for other in stem.candidates}
     for analysis in chosen.values():
-        processes.add(analysis.events)
+        processes.add(analysis)
     low = min(costs.values())
     return math.exp(low - costs[string]) / sum(math.exp(low - c) for c in costs.values())
