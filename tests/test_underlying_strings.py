@@ -116,7 +116,7 @@ def test_fill_from_the_strings_alone_spells_out_what_no_rewrite_gives(cli, tmp_p
     rows = {row[0]: row for row in (line.split("\t") for line in fill.out.splitlines()[1:])}
     assert rows["vog"][1:3] == ["2", "vok"] and rows["vog"][4] == "vog"
     assert rows["zat"][1:3] == ["3", "zata"] and rows["zat"][4] == "zat"
-    stored = (out / "strings.tsv").read_text(encoding="utf-8")  # kept by the training
+    stored = (out / "strings.tsv").read_text(encoding="utf-8")  # kept by fill
     assert "vog\tstem\tvog\t" in stored
     assert json.loads((out / "config.json").read_text())["model"]["candidates"] == "ur"
 

@@ -3,8 +3,8 @@
 ``config.json`` settings, ``vocab.json`` vocabularies, ``{train,dev,test}.tsv`` the split,
 ``checkpoint.pt`` the latest training state (to resume), ``model.pt`` the best weights,
 ``copy-1.pt`` and ``copy-2.pt`` the copy models (``model.candidates=analogy+copy``),
-``strings.tsv`` the underlying strings of the training split's morphemes (runs whose
-candidates use them), ``history.tsv`` per-epoch figures, ``metrics.json`` dev/test metrics
+``strings.tsv`` the underlying strings of the training split's morphemes (a table's run,
+kept by ``fill``), ``history.tsv`` per-epoch figures, ``metrics.json`` dev/test metrics
 (written last: a run without it is unfinished) and ``predictions.tsv`` the test predictions.
 
 This module alone names those files: everything else asks :class:`Run` for them.

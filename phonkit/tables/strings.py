@@ -18,7 +18,6 @@ from phonkit.data.encoding import Example
 from phonkit.data.tsv import format_rows
 from phonkit.run.directory import Run
 from phonkit.tables.segments import Alphabet
-from phonkit.tables.sizes import SMALL
 from phonkit.tables.spellout import cost, spell
 from phonkit.tables.underlying import infer
 
@@ -161,12 +160,11 @@ def save_strings(run: Run, strings: UnderlyingStrings) -> None:
 
 
 def keep_strings(run: Run) -> None:
-    """Infer and store the strings of a run under :data:`~phonkit.tables.sizes.SMALL`
-    training forms (a second or less), so that ``fill``, ``uf strings`` and the ``ur``
-    candidates read them back; a larger run's are inferred when asked for."""
-    examples = run.examples("train")
-    if len(examples) < SMALL:
-        save_strings(run, UnderlyingStrings(examples))
+    """Infer and store the run's strings unless it has them: ``fill`` keeps its table's (a
+    second or less), which ``uf strings`` and the ``ur`` candidates then read back; another
+    run's are inferred when asked for, so that training never waits for them."""
+    if run.strings() is None:
+        save_strings(run, UnderlyingStrings(run.examples("train")))
 
 
 def stem_strings(run: Run) -> dict[str, str]:

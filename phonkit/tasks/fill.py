@@ -26,7 +26,7 @@ from phonkit.progress import say
 from phonkit.run.directory import Run
 from phonkit.run.factory import load_model
 from phonkit.tables.sizes import SMALL
-from phonkit.tables.strings import stem_strings
+from phonkit.tables.strings import keep_strings, stem_strings
 from phonkit.tasks.predict import Cell, PredictOptions, Predictor
 from phonkit.tasks.train import check_job, train
 
@@ -121,6 +121,7 @@ def fill(
             run = Run.open(path)
         else:
             run, _ = train(job, path, force, resume, lexicon=table.lexicon())
+        keep_strings(run)
         fillings = predict_gaps(run, table, fillable, request)
         strings = stem_strings(run)
     stems = {table.stems[gap.row] for gap in fillable}

@@ -27,7 +27,6 @@ from phonkit.run.factory import load_model, run_model
 from phonkit.tables.candidates import Rewrites
 from phonkit.tables.copy_training import copy_settings, end_copy_models, start_copy_models
 from phonkit.tables.sizes import SMALL, settings_for
-from phonkit.tables.strings import keep_strings
 from phonkit.tasks.evaluate import Evaluation, evaluate, selected_metrics
 
 
@@ -263,7 +262,6 @@ def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, f
             if copying is not None:
                 copying.stop()
             raise
-        keep_strings(run)  # while the copy models, if any, still train
         end_copy_models(run, copying)
         return finish_run(run, device)
 
