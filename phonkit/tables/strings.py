@@ -161,8 +161,9 @@ def save_strings(run: Run, strings: UnderlyingStrings) -> None:
 
 def keep_strings(run: Run) -> None:
     """Infer and store the run's strings unless it has them: ``fill`` keeps its table's (a
-    second or less), which ``uf strings`` and the ``ur`` candidates then read back; another
-    run's are inferred when asked for, so that training never waits for them."""
+    second or less, while the copy models finish), which ``uf strings`` and the ``ur``
+    candidates then read back; another run's are inferred when asked for, so that training
+    never waits for them."""
     if run.strings() is None:
         save_strings(run, UnderlyingStrings(run.examples("train")))
 

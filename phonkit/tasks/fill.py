@@ -120,8 +120,7 @@ def fill(
         if stopped is not None and stopped.finished:  # stopped while it filled the gaps
             run = Run.open(path)
         else:
-            run, _ = train(job, path, force, resume, lexicon=table.lexicon())
-        keep_strings(run)
+            run, _ = train(job, path, force, resume, table.lexicon(), keep_strings)
         fillings = predict_gaps(run, table, fillable, request)
         strings = stem_strings(run)
     stems = {table.stems[gap.row] for gap in fillable}

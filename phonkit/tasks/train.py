@@ -158,11 +158,12 @@ def train(
     force: bool = False,
     resume: bool = False,
     lexicon: Lexicon | None = None,
+    meanwhile: Callable[[Run], None] | None = None,
 ) -> tuple[Run, dict[str, dict[str, float]]]:
     """Train a run as ``job`` asks into ``out`` (default: :func:`default_run_dir`; ``force``
     replaces a run there; ``lexicon``: the corpus, read already), or with ``resume`` go on
     training the unfinished run in ``out`` (on ``job.device`` unless that is ``auto``); the
-    run and its dev and test scores."""
+    run and its dev and test scores. ``meanwhile``: as :func:`train_run`."""
     check_job(job)  # before the run directory is looked at
     if resume:
         if out is None:
@@ -171,12 +172,12 @@ def train(
             run = Run.open(out, finished=False)
             if run.finished:
                 raise InputError("the run is already finished", str(out))
-            return run, train_run(run, job.device if job.device != "auto" else None)
+            return run, train_run(run, job.device if job.device != "auto" else None, meanwhile)
     out = out or default_run_dir(job)
     with writing(out):
         Run.check_target(out, force)  # before the corpus is read
         run = start_run(job, out, force, lexicon)
-        return run, train_run(run)
+        return run, train_run(run, meanwhile=meanwhile)
 
 
 def start_run(job: TrainRequest, out: Path, force: bool, lexicon: Lexicon | None = None) -> Run:
@@ -228,8 +229,12 @@ def start_run(job: TrainRequest, out: Path, force: bool, lexicon: Lexicon | None
     )
 
 
-def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, float]]:
-    """Train (or go on training) the run's model, then score it on dev and test."""
+def train_run(
+    run: Run, device_name: str | None = None, meanwhile: Callable[[Run], None] | None = None
+) -> dict[str, dict[str, float]]:
+    """Train (or go on training) the run's model, then score it on dev and test;
+    ``meanwhile`` is done with the run once the model is trained, while its copy models, if
+    any, finish in their own process (``fill`` infers its table's underlying strings)."""
     config = run.config
     training = config.training
     device = choose_device(device_name or config.device)
@@ -262,6 +267,8 @@ def train_run(run: Run, device_name: str | None = None) -> dict[str, dict[str, f
             if copying is not None:
                 copying.stop()
             raise
+        if meanwhile is not None:
+            meanwhile(run)
         end_copy_models(run, copying)
         return finish_run(run, device)
 
