@@ -261,7 +261,6 @@ PRIORS = {  # the probability of an outcome before any count
 }
 
 
-
 class Processes:
     """Counts of events by context, and the cost (-log probability) of an event. Contexts
     are numbered once (:meth:`counted`), so that counting and costing are lookups."""
