@@ -11,19 +11,21 @@ becomes a posterior, a rule ranks by the mean of its judges' posteriors. A cell 
 candidate takes it; a cell with none takes the first copy model's greedy form under the
 rules with a copy model, and counts as wrong under ``model`` (whose own decoding the
 experiment would use instead). The ``+ reliability`` rules add, with the weight shown
-(against 1 for the judges' mean), how reliable the table finds each candidate's rewrite:
-over the other stems where the rewrite applies to the source cell's form (with ``context``:
-and the symbol before the form's suffix is the same), the share it rewrites into their form
-in the cell, (right + 0.5) / (applies + 1), the best over the rewrites that make the
-candidate, normalised over the cell's candidates. ``any judge's first choice`` is no rule
-but a ceiling: a cell counts as right when the first choice of the model or of either copy
-model is the gold form (what always taking the right judge's choice would reach). Prints the
-mean ACC over tables (each table's folds pooled) of every rule.
+(against 1 for the judges' mean), how reliable the table finds each candidate's rewrite
+(:meth:`phonkit.tables.candidates.Rewrites.reliability`): weight 1 is what ``fill`` does.
+The ``+ strings`` rules add, with the weight shown, a fourth judge: the candidate's -log p
+from its stem's underlying string (:meth:`phonkit.tables.strings.UnderlyingStrings.costs`;
+the run's stored strings, else inferred), as a posterior (a form the string cannot make gets
+1,000 nats). ``any judge's first choice`` is no rule but a ceiling: a cell counts as right
+when the first choice of the model or of either copy model is the gold form (what always
+taking the right judge's choice would reach). Prints the mean ACC over tables (each table's
+folds pooled) of every rule.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 from collections import defaultdict
 from pathlib import Path
 
@@ -35,9 +37,9 @@ from phonkit.run.factory import load_model
 from phonkit.tables.candidates import Rewrites, known_forms
 from phonkit.tables.copy_training import train_copy_model
 from phonkit.tables.judges import posterior, scored_by
-from phonkit.tables.rewrites import Edit, Symbols, apply
+from phonkit.tables.strings import strings_of
 
-RULE = "model + copy 1 + copy 2 (the setting)"
+RULE = "model + copy 1 + copy 2"
 RULES = {  # rule: judges (0 the model, 1 and 2 the copy models)
     "model": (0,),
     "model + copy 1": (0, 1),
@@ -46,46 +48,18 @@ RULES = {  # rule: judges (0 the model, 1 and 2 the copy models)
     "copy 1": (1,),
     "copy 1 + copy 2": (1, 2),
 }
-CEILING = "any judge's first choice (a ceiling, not a rule)"
-RELIABILITY = {  # rule: (weight of the rewrites' reliability, symbols of context)
-    "model + copy 1 + copy 2 + reliability ×0.5": (0.5, 0),
-    "model + copy 1 + copy 2 + reliability ×1": (1.0, 0),
-    "model + copy 1 + copy 2 + reliability in context ×0.5": (0.5, 1),
-    "model + copy 1 + copy 2 + reliability in context ×1": (1.0, 1),
+STRINGS = {  # rule: weight of the underlying strings' posterior
+    "model + copy 1 + copy 2 + strings ×0.5": 0.5,
+    "model + copy 1 + copy 2 + strings ×1": 1.0,
+    "model + copy 1 + copy 2 + strings ×2": 2.0,
 }
-
-
-def reliability(
-    rewrites: Rewrites, lemma: str, bundle: str, forms: list[Symbols], context: int
-) -> list[float]:
-    """For each of ``forms``: the reliability of the best rewrite that makes it (see above)."""
-    best = [0.0] * len(forms)
-    for source, form in rewrites.known(lemma).items():
-        others = [
-            (paradigm[source], paradigm[bundle])
-            for stem, paradigm in rewrites.paradigms.items()
-            if stem != lemma and source in paradigm and bundle in paradigm
-        ]
-        for rule, _ in rewrites.analogy.rules.get((source, bundle), []):
-            made = apply(rule, form)
-            if made not in forms:
-                continue
-            applies = right = 0
-            for old, new in others:
-                if apply(rule, old) is not None and before(old, rule, context) == before(
-                    form, rule, context
-                ):
-                    applies += 1
-                    right += apply(rule, old) == new
-            index = forms.index(made)
-            best[index] = max(best[index], (right + 0.5) / (applies + 1))
-    return [score / sum(best) for score in best]
-
-
-def before(form: Symbols, rule: Edit, context: int) -> Symbols:
-    """The ``context`` symbols of ``form`` before the suffix that ``rule`` rewrites."""
-    end = len(form) - len(rule[2])
-    return form[max(0, end - context) : end]
+UNSPELLABLE = 1000.0  # nats: a form the stem's string cannot make
+CEILING = "any judge's first choice (a ceiling, not a rule)"
+RELIABILITY = {  # rule: weight of the rewrites' reliability
+    "model + copy 1 + copy 2 + reliability ×0.5": 0.5,
+    "model + copy 1 + copy 2 + reliability ×1 (the setting)": 1.0,
+    "model + copy 1 + copy 2 + reliability ×2": 2.0,
+}
 
 
 def more_rules(more: int) -> dict[str, tuple[int, ...]]:
@@ -108,6 +82,7 @@ def choices(run: Run, rules: dict[str, tuple[int, ...]], more: int) -> list[dict
     seed = run.config.training.seed
     rewrites.copies += [train_copy_model(paradigms, seed + n) for n in range(2, more + 2)]
     examples = run.examples("test")
+    strings = strings_of(run)
     candidates = [rewrites.candidates(e.entry.lemma, e.entry.bundle) for e in examples]
     found = []
     for example, scored in zip(
@@ -123,9 +98,14 @@ def choices(run: Run, rules: dict[str, tuple[int, ...]], more: int) -> list[dict
             rule: [posterior(judged[j]) for j in judges if judged[j]]
             for rule, judges in rules.items()
         }
-        for rule, (weight, context) in RELIABILITY.items():
-            scores = reliability(rewrites, example.entry.lemma, bundle, forms, context)
+        scores = rewrites.reliability(example.entry.lemma, bundle, forms, known) if forms else []
+        for rule, weight in RELIABILITY.items():
             votes[rule] = [*votes[RULE], [weight * len(RULES[RULE]) * s for s in scores]]
+        costs = strings.costs(example.entry.lemma, bundle, forms) or [0.0] * len(forms)
+        finite = [c if math.isfinite(c) else UNSPELLABLE for c in costs]
+        spelled = posterior(finite) if forms else []
+        for rule, weight in STRINGS.items():
+            votes[rule] = [*votes[RULE], [weight * s for s in spelled]]
         right = {}
         for rule, rule_votes in votes.items():
             if len(forms) == 1:
@@ -159,7 +139,7 @@ def main() -> None:
             except InputError as error:  # a record keeps no weights: the experiment does
                 parser.exit(2, f"copy_judges.py: {error}\n")
     print("| judges | mean ACC |\n|---|---:|")
-    for rule in [*rules, *RELIABILITY, CEILING]:
+    for rule in [*rules, *RELIABILITY, *STRINGS, CEILING]:
         accs = [100 * sum(c[rule] for c in cells) / len(cells) for cells in per_table.values()]
         print(f"| {rule} | {sum(accs) / len(accs):.2f} |")
     print(f"\n{len(per_table)} tables, {sum(map(len, per_table.values()))} held-out cells")

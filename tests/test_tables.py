@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from conftest import SHARED
-from phonkit.data.lexicon import segment
+from phonkit.data.encoding import Example
+from phonkit.data.lexicon import Entry, segment
 from phonkit.data.table import fold_split, read_table, written_form
 from phonkit.errors import InputError
+from phonkit.tables.candidates import Rewrites
 from phonkit.tasks.baseline import AnalogyBaseline, NearestFormBaseline
 
 # A regular little language: singular STEM, plural STEM+i, and a locative that voices a
@@ -386,3 +388,26 @@ def test_fill_learns_vowel_harmony_where_the_analogy_cannot(cli, tmp_path):
     result = cli("fill", str(path))
     assert result.code == 0, result.err
     assert [line.split(",")[1] for line in result.out.splitlines()[16:]] == expected
+
+
+def test_reliability_prefers_the_rewrite_the_other_stems_take():
+    # -ler after a front vowel on three stems, -lar after it on one: both rewrites make a
+    # candidate for a new front-vowel stem, and the table trusts the one its stems take.
+    rows = [("ev", "evler"), ("ip", "ipler"), ("el", "eller"), ("dil", "dillar"), ("at", "atlar")]
+    examples = [
+        Example(Entry(stem, (cell,), form), segment(form), ())
+        for stem, plural in rows
+        for cell, form in (("sg", stem), ("pl", plural))
+    ]
+    rewrites = Rewrites(examples)
+    known = {"sg": segment("ek")}
+    forms = [segment("ekler"), segment("eklar")]
+    ler, lar = rewrites.reliability("ek", "pl", forms, known)
+    assert ler > lar and ler + lar == pytest.approx(1.0)
+    # -ler holds on 3 of the 5 stems, -lar on 2: (3 + ½) / 6 against (2 + ½) / 6
+    assert ler / lar == pytest.approx(3.5 / 2.5)
+    # a stem's own forms are not evidence for its own gap
+    own = rewrites.reliability(
+        "ev", "pl", [segment("evler"), segment("evlar")], {"sg": segment("ev")}
+    )
+    assert own[0] / own[1] == pytest.approx(2.5 / 2.5)

@@ -6,7 +6,8 @@ several rewrites a stem takes (``-lar`` or ``-ler``, a voiced or a voiceless sto
 depends on the stem, which is what its underlying form encodes. So a gap's candidates are
 the affix rewrites of the stem's known forms into the gap's cell (every rewrite the table
 shows between the two cells, :class:`~phonkit.tables.rewrites.CellRewrites`), and judges
-choose (:mod:`phonkit.tables.judges`). A gap with no candidate (no rewrite applies) gets the
+choose (:mod:`phonkit.tables.judges`), the table's count of how reliable each rewrite is
+among them where the run has copy models. A gap with no candidate (no rewrite applies) gets the
 model's own decoding, or the first copy model's greedy form where the run has copy models.
 
 With ``model.candidates = ur`` a gap's forms are instead those its stem's underlying string
@@ -24,7 +25,7 @@ from phonkit.model.phonology import Phonology
 from phonkit.run.directory import Run
 from phonkit.run.factory import load_copy_models
 from phonkit.tables.judges import by_every_judge, scored_by
-from phonkit.tables.rewrites import CellRewrites, Paradigm, Symbols, apply
+from phonkit.tables.rewrites import CellRewrites, Edit, Paradigm, Symbols, apply
 from phonkit.tables.sizes import EXCEPTIONLESS, SPELLED
 from phonkit.tables.strings import UnderlyingStrings, strings_of
 
@@ -42,6 +43,7 @@ class Rewrites:
         self.analogy = CellRewrites(self.paradigms)
         self.copies = list(copies)
         self.strings = strings  # with them, the candidates are their spell-outs alone
+        self.tallies: dict[tuple[str, str], dict[Edit, tuple[int, int]]] = {}
 
     @classmethod
     def of(cls, run: Run) -> Rewrites | None:
@@ -105,12 +107,54 @@ class Rewrites:
         for (word, known), scored in zip(found, judged, strict=True):
             forms = [form for form, _ in scored]
             if len(forms) > 1:
-                forms = by_every_judge(scored, self.copies, known, word.entry.bundle)
+                lemma, bundle = word.entry.lemma, word.entry.bundle
+                reliable = self.reliability(lemma, bundle, forms, known) if self.copies else []
+                forms = by_every_judge(scored, self.copies, known, bundle, reliable)
             elif not forms and self.copies:
                 guess = self.copies[0].greedy(known, word.entry.bundle)
                 forms = [guess] if guess else []
             result.append(forms)
         return result
+
+    def reliability(
+        self, lemma: str, bundle: str, forms: Sequence[Symbols], known: Paradigm
+    ) -> list[float]:
+        """How reliable the table finds the rewrite that makes each of ``forms`` from
+        ``lemma``'s ``known`` forms: over the other stems whose form in the rewrite's source
+        cell it applies to, the share it rewrites into their form in ``bundle``, (right + ½) /
+        (applies + 1); the best over the rewrites that make the form, normalised over
+        ``forms``."""
+        best = [0.0] * len(forms)
+        place = {form: number for number, form in enumerate(forms)}
+        for source, form in known.items():
+            own = self.paradigms.get(lemma, {})
+            for rule, (applies, right) in self.tally(source, bundle).items():
+                made = apply(rule, form)
+                if made not in place:
+                    continue
+                if source in own and bundle in own and apply(rule, own[source]) is not None:
+                    applies, right = applies - 1, right - (apply(rule, own[source]) == own[bundle])
+                number = place[made]
+                best[number] = max(best[number], (right + 0.5) / (applies + 1))
+        total = sum(best)
+        return [score / total for score in best] if total else []
+
+    def tally(self, source: str, bundle: str) -> dict[Edit, tuple[int, int]]:
+        """For each rewrite from ``source`` to ``bundle``: over the stems with both cells, on
+        how many forms it applies and on how many it gives their form in ``bundle`` (counted
+        once per pair of cells)."""
+        found = self.tallies.get((source, bundle))
+        if found is None:
+            pairs = [(p[source], p[bundle]) for p in self.paradigms.values()
+                     if source in p and bundle in p]  # fmt: skip
+            found = self.tallies[source, bundle] = {}
+            for rule, _ in self.analogy.rules.get((source, bundle), []):
+                made = [apply(rule, old) for old, _ in pairs]
+                found[rule] = (
+                    sum(m is not None for m in made),
+                    sum(m == new for m, (_, new) in zip(made, pairs, strict=True)),
+                )
+        return found
 
     def spelled(self, lemma: str, bundle: str, known: Paradigm) -> list[Symbols]:
         """The :data:`~phonkit.tables.sizes.SPELLED` most probable forms of ``lemma`` in
