@@ -100,7 +100,8 @@ def choices(run: Run, rules: dict[str, tuple[int, ...]], more: int) -> list[dict
         }
         scores = rewrites.reliability(example.entry.lemma, bundle, forms, known) if forms else []
         for rule, weight in RELIABILITY.items():
-            votes[rule] = [*votes[RULE], [weight * len(RULES[RULE]) * s for s in scores]]
+            weighted = [weight * len(RULES[RULE]) * s for s in scores]
+            votes[rule] = [*votes[RULE], *([weighted] if scores else [])]
         costs = strings.costs(example.entry.lemma, bundle, forms) or [0.0] * len(forms)
         finite = [c if math.isfinite(c) else UNSPELLABLE for c in costs]
         spelled = posterior(finite) if forms else []
