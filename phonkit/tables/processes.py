@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from phonkit.tables.segments import EDGE, Phonotactics, kind, last_vowel
@@ -34,7 +34,9 @@ from phonkit.tables.segments import EDGE, Phonotactics, kind, last_vowel
 COPY, DELETE, SUBSTITUTE, INSERT = "=", "-", "~", "+"
 Context = tuple
 Event = tuple[tuple[Context, ...], str]  # (contexts, most specific first), outcome
-Counted = tuple[tuple[int, ...], str, float]  # context ids (general first), outcome, prior
+Counted = int  # an event's number in its processes' table of events (:meth:`Processes.counted`)
+Numbered = tuple[tuple[int, ...], str, float]  # context ids (general first), outcome, prior
+Keyed = tuple[tuple[tuple[int, str], ...], float]  # (context id, outcome) keys, prior
 Tally = tuple[tuple[tuple[tuple[int, str], int], ...], tuple[tuple[int, int], ...]]
 
 
@@ -43,13 +45,14 @@ class Analysis:
     """How a surface form comes from an underlying string in a cell: the cell's prefix and
     suffix, what happens to each symbol of the string (``=`` copied, ``-`` deleted, or the
     symbol it becomes), what is inserted before each symbol (and after the last), and the
-    events of all of it."""
+    events of all of it (their numbers in ``table``, the processes' table of events)."""
 
     prefix: str
     suffix: str
     ops: tuple[str, ...]
     inserted: tuple[str, ...]
     events: tuple[Counted, ...]
+    table: list[Keyed] = field(compare=False, repr=False)
 
     @cached_property
     def tally(self) -> Tally:
@@ -58,10 +61,11 @@ class Analysis:
         analysis is added and taken back many times in a search)."""
         pairs: Counter[tuple[int, str]] = Counter()
         contexts: Counter[int] = Counter()
-        for numbers, outcome, _ in self.events:
-            for number in numbers:
-                pairs[number, outcome] += 1
-                contexts[number] += 1
+        for event in self.events:
+            keys, _ = self.table[event]
+            for key in keys:
+                pairs[key] += 1
+                contexts[key[0]] += 1
         return tuple(pairs.items()), tuple(contexts.items())
 
 
@@ -248,6 +252,7 @@ def analyses(
                                 underlying, prefix, suffix, ops, inserted, cell, evidence
                             )
                         ),
+                        processes.table,
                     ),
                 )
             )  # fmt: skip
@@ -263,22 +268,30 @@ PRIORS = {  # the probability of an outcome before any count
 
 class Processes:
     """Counts of events by context, and the cost (-log probability) of an event. Contexts
-    are numbered once (:meth:`counted`), so that counting and costing are lookups."""
+    and events are numbered once (:meth:`counted`), so that counting and costing are
+    lookups; processes made by :meth:`empty` share the numbers."""
 
-    def __init__(self, alphabet: int, numbers: dict[Context, int] | None = None):
+    def __init__(
+        self,
+        alphabet: int,
+        numbers: dict[Context, int] | None = None,
+        table: tuple[list[Keyed], dict[Numbered, int]] | None = None,
+    ):
         self.alphabet = max(2, alphabet)
         self.numbers: dict[Context, int] = {} if numbers is None else numbers
+        self.table, self.event_numbers = ([], {}) if table is None else table
         self.counts: dict[tuple[int, str], int] = {}
         self.totals: dict[int, int] = {}
         self.types: dict[int, int] = {}  # outcomes seen in each context
         self.outcomes: dict[int, set[str]] = {}  # which, once seen
 
     def empty(self) -> Processes:
-        """Processes with no count that number contexts as these do."""
-        return Processes(self.alphabet, self.numbers)
+        """Processes with no count that number contexts and events as these do."""
+        return Processes(self.alphabet, self.numbers, (self.table, self.event_numbers))
 
     def counted(self, event: Event) -> Counted:
-        """The event with its contexts numbered, most general first, and its prior."""
+        """The event's number: in :attr:`table`, its keys in the counts (each context's
+        number, most general first, with the outcome) and its prior."""
         contexts, outcome = event
         numbers = []
         for context in reversed(contexts):
@@ -286,7 +299,12 @@ class Processes:
             if number is None:
                 number = self.numbers[context] = len(self.numbers)
             numbers.append(number)
-        return tuple(numbers), outcome, self.prior(contexts[0][0], outcome)
+        numbered = (tuple(numbers), outcome, self.prior(contexts[0][0], outcome))
+        found = self.event_numbers.get(numbered)
+        if found is None:
+            found = self.event_numbers[numbered] = len(self.table)
+            self.table.append((tuple((number, outcome) for number in numbers), numbered[2]))
+        return found
 
     def seen(self, context: Context) -> list[str]:
         """The outcomes counted in ``context`` (now), in a fixed order."""
@@ -318,13 +336,14 @@ class Processes:
             totals[number] = totals.get(number, 0) + many * times
 
     def cost(self, event: Counted) -> float:
-        numbers, outcome, p = event
+        keys, p = self.table[event]
         counts, totals, types = self.counts, self.totals, self.types
-        for number in numbers:
+        for key in keys:
+            number = key[0]
             total = totals.get(number, 0)
             if total > 0:
                 seen = types[number]
-                p = (counts.get((number, outcome), 0) + seen * p) / (total + seen)
+                p = (counts.get(key, 0) + seen * p) / (total + seen)
         return -math.log(p)
 
     def costs(self, found: Iterable[Counted], known: dict[Counted, float] | None = None) -> float:
