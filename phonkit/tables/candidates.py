@@ -126,14 +126,15 @@ class Rewrites:
         ``forms``."""
         best = [0.0] * len(forms)
         place = {form: number for number, form in enumerate(forms)}
+        own = self.paradigms.get(lemma, {})  # not evidence for its own gap
         for source, form in known.items():
-            own = self.paradigms.get(lemma, {})
             for rule, (applies, right) in self.tally(source, bundle).items():
                 made = apply(rule, form)
                 if made not in place:
                     continue
-                if source in own and bundle in own and apply(rule, own[source]) is not None:
-                    applies, right = applies - 1, right - (apply(rule, own[source]) == own[bundle])
+                mine = apply(rule, own[source]) if source in own and bundle in own else None
+                if mine is not None:
+                    applies, right = applies - 1, right - (mine == own[bundle])
                 number = place[made]
                 best[number] = max(best[number], (right + 0.5) / (applies + 1))
         total = sum(best)
