@@ -17,6 +17,7 @@ from phonkit.data.lexicon import Entry, segment
 from phonkit.data.table import fold_split, read_table, written_form
 from phonkit.errors import InputError
 from phonkit.tables.candidates import Rewrites
+from phonkit.tables.judges import by_every_judge
 from phonkit.tasks.baseline import AnalogyBaseline, NearestFormBaseline
 
 # A regular little language: singular STEM, plural STEM+i, and a locative that voices a
@@ -411,3 +412,13 @@ def test_reliability_prefers_the_rewrite_the_other_stems_take():
         "ev", "pl", [segment("evler"), segment("evlar")], {"sg": segment("ev")}
     )
     assert own[0] / own[1] == pytest.approx(2.5 / 2.5)
+
+
+def test_the_reliability_votes_as_much_as_the_judges_together():
+    ler, lar = segment("ekler"), segment("eklar")
+    # the model prefers -lar a little; the table's other stems take -ler far more often
+    scored = [(lar, 1.0), (ler, 1.2)]
+    assert by_every_judge(scored, [], {}, "pl") == [lar, ler]
+    assert by_every_judge(scored, [], {}, "pl", [0.2, 0.8]) == [ler, lar]
+    # against a judge that is sure, the reliability does not decide
+    assert by_every_judge([(lar, 1.0), (ler, 9.0)], [], {}, "pl", [0.2, 0.8]) == [lar, ler]
