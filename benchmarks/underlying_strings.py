@@ -35,6 +35,7 @@ from pathlib import Path
 from phonkit.data.table import read_table
 from phonkit.data.tsv import format_rows, write_atomic
 from phonkit.experiments.paradigm_tables import tables
+from phonkit.plugins import feature_table
 from phonkit.tables.underlying import Inference, infer
 
 STRESS = "\u0301\u0300"  # acute and grave, which some textbook strings leave out
@@ -81,7 +82,13 @@ def main() -> None:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--gold", type=Path, required=True)
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--no-features",
+        action="store_true",
+        help="count substitutions by symbol even where a feature table is installed",
+    )
     args = parser.parse_args()
+    features = None if args.no_features else feature_table()
     gold = read_gold(args.gold)
     record = [["table", "row", "stem", "gold", "phonkit", "right", "baseline", "baseline_right",
                "recoverable"]]  # fmt: skip
@@ -95,7 +102,7 @@ def main() -> None:
             for forms in table.forms
         ]
         start = time.process_time()
-        inference = infer(rows)
+        inference = infer(rows, features=features)
         seconds = time.process_time() - start
         simple = baseline(rows, inference)
         counts: Counter[str] = Counter()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
@@ -219,3 +220,10 @@ def lookup(kind: str, name: str) -> Any:
     if name not in things:
         raise InputError(f"unknown {KINDS[kind]} {name!r}; available: {', '.join(things)}")
     return things[name]
+
+
+def feature_table() -> Callable[[str], Mapping[str, str] | None] | None:
+    """The features of a segment by the first feature table a plugin registers
+    (``phonkit-panphon``), or None where none is installed."""
+    tables = list(registry("feature_tables").values())
+    return tables[0].features if tables else None

@@ -9,9 +9,9 @@ import json
 from phonkit.analysis.processes import processes
 from phonkit.data.encoding import Example
 from phonkit.data.lexicon import Entry, segment
-from phonkit.tables.segments import Alphabet, kind
+from phonkit.tables.segments import Alphabet, Phonotactics, kind
 from phonkit.tables.strings import UnderlyingStrings, affix
-from phonkit.tables.underlying import infer
+from phonkit.tables.underlying import cost_of, infer
 
 # Final devoicing: a stem's last obstruent is voiceless at the word's end and keeps its
 # voicing before the vowel of the second cell.
@@ -129,3 +129,32 @@ def test_with_features_one_change_of_several_segments_is_one_process():
     assert "[-syl, +voi] → [-voi] / _#" in found, list(found)
     assert found["[-syl, +voi] → [-voi] / _#"].stems == {"rad", "lib", "sob", "mug", "dag",
                                                          "lod", "nab"}  # fmt: skip
+
+
+def test_a_pair_is_missing_only_where_its_parts_would_show_it():
+    forms = ["tata", "tate", "tete", "teta", "pata", "tapa", "zu"]
+    tactics = Phonotactics(forms)
+    assert tactics.unseen_pair("a", "a")  # a and a are frequent: aa is a gap of the language
+    assert not tactics.unseen_pair("z", "a")  # z is rare: za is unseen by chance
+    assert not tactics.unseen_pair("t", "a")  # seen
+
+
+def test_with_features_a_substitution_counts_as_the_features_it_changes():
+    voicing = {"b": "+", "p": "-", "d": "+", "t": "-", "g": "+", "k": "-", "a": "+"}
+
+    def table(segment):
+        if segment not in voicing:
+            return None  # a segment the table does not know
+        return {"voi": voicing[segment], "syl": "+" if segment == "a" else "-"}
+
+    plain = infer(rows(DEVOICING))
+    featured = infer(rows(DEVOICING), features=table)
+    assert featured.evidence.change("d", "t") == featured.evidence.change("b", "p") == "[-voi]"
+    assert plain.evidence.change("d", "t") == "t"  # without a feature table: the symbol
+    # the devoicing of b and g vouches for that of d: a d-stem's final t costs less so
+    rad = featured.stems[0]
+    assert rad is not None and plain.stems[0] is not None
+    assert (
+        cost_of(rad, "rad", featured.processes)[0]
+        < cost_of(plain.stems[0], "rad", plain.processes)[0]
+    )

@@ -7,7 +7,6 @@ import contextlib
 import io
 import os
 import sys
-from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -511,22 +510,15 @@ def uf_processes(model: RunDir) -> None:
     e.g. phonkit-panphon)."""
     from phonkit.analysis.processes import HEADER, processes
     from phonkit.data.tsv import format_rows
+    from phonkit.plugins import feature_table
     from phonkit.run.directory import Run
     from phonkit.tables.strings import strings_of
     from phonkit.views.display import rows_table
 
     run = Run.open(model)
-    rows = [process.row() for process in processes(strings_of(run), feature_values())]
+    rows = [process.row() for process in processes(strings_of(run), feature_table())]
     sys.stdout.write(format_rows([HEADER, *rows]))
     rows_table(f"processes of {model}", HEADER, rows)
-
-
-def feature_values() -> Callable[[str], Mapping[str, str] | None] | None:
-    """The features of the first feature table a plugin registers, or None."""
-    from phonkit.plugins import registry
-
-    tables = list(registry("feature_tables").values())
-    return tables[0].features if tables else None
 
 
 def _click_classes(name: str) -> tuple[type[BaseException], ...]:

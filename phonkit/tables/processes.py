@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -116,9 +116,23 @@ class Evidence:
     attested alternations (symbol pairs that stand at the same place of one stem in two of
     its forms)."""
 
-    def __init__(self, phonotactics: Phonotactics, alternations: set[tuple[str, str]]):
+    def __init__(
+        self,
+        phonotactics: Phonotactics,
+        alternations: set[tuple[str, str]],
+        features: Mapping[str, frozenset[tuple[str, str]]] | None = None,
+    ):
         self.phonotactics = phonotactics
         self.alternations = alternations
+        self.features = features or {}
+
+    def change(self, symbol: str, into: str) -> str:
+        """What a substitution of ``symbol`` by ``into`` changes: the features whose values
+        differ (``[+voi]``, sorted), where the feature table knows both, else ``into``."""
+        before, after = self.features.get(symbol), self.features.get(into)
+        if before is None or after is None or before == after:
+            return into
+        return "[" + ",".join(sorted(f"{v}{name}" for name, v in after - before)) + "]"
 
 
 def affix_events(underlying: str, affix: str, side: str, cell: str) -> list[Event]:
@@ -165,7 +179,8 @@ def op_events(around: str, at: int, op: str, evidence: Evidence) -> list[Event]:
     ]  # fmt: skip
     if what == SUBSTITUTE:
         known = (symbol, op) in evidence.alternations
-        found.append(((("y", symbol, known), ("y", known, kind(symbol) == kind(op))), op))
+        change = evidence.change(symbol, op)
+        found.append(((("y", symbol, known), ("y", known, kind(symbol) == kind(op))), change))
     return found
 
 

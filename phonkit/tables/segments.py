@@ -11,8 +11,11 @@ surface forms show, word edges (``#``) included.
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable
 from functools import cache
+
+from phonkit.tables.sizes import EXPECTED_GAP
 
 EDGE = "#"  # a word's edge, and a context beyond the string
 VOWEL_LETTERS = frozenset("aeiouyæøœɑɒɐəɘɚɛɜɝɞɤɨɪɯɵɶʉʊʌʏɔ")
@@ -47,21 +50,40 @@ def last_vowel(symbols: Iterable[str]) -> str:
 
 
 class Phonotactics:
-    """The symbol pairs and triples a table's surface forms show, word edges included."""
+    """The symbol pairs and triples a table's surface forms show, word edges included, and
+    which of those they never show are *missing*: a pair or triple is missing where the
+    forms never show it though, by how often its parts occur, they would show it at least
+    :data:`~phonkit.tables.sizes.EXPECTED_GAP` times were its parts independent (a pair's
+    two symbols; a triple's first pair and last pair, given its middle symbol). A pair a
+    small table lacks by chance is no reason for a change."""
 
     def __init__(self, forms: Iterable[str]):
-        self.pairs: set[tuple[str, str]] = set()
-        self.triples: set[tuple[str, str, str]] = set()
+        self.pairs: Counter[tuple[str, str]] = Counter()
+        self.triples: Counter[tuple[str, str, str]] = Counter()
         for form in forms:
             word = EDGE + form + EDGE
             self.pairs.update(zip(word, word[1:], strict=False))
             self.triples.update(zip(word, word[1:], word[2:], strict=False))
+        self.firsts: Counter[str] = Counter()
+        self.seconds: Counter[str] = Counter()
+        for (a, b), count in self.pairs.items():
+            self.firsts[a] += count
+            self.seconds[b] += count
+        self.total = max(1, sum(self.pairs.values()))
+        self.middles: Counter[str] = Counter()  # triples, by their middle symbol
+        for (_, middle, _), count in self.triples.items():
+            self.middles[middle] += count
 
     def unseen_pair(self, a: str, b: str) -> bool:
-        return (a, b) not in self.pairs
+        if (a, b) in self.pairs:
+            return False
+        return self.firsts[a] * self.seconds[b] / self.total >= EXPECTED_GAP
 
     def unseen_triple(self, a: str, b: str, c: str) -> bool:
-        return (a, b, c) not in self.triples
+        if (a, b, c) in self.triples:
+            return False
+        middle = self.middles[b]
+        return middle > 0 and self.pairs[a, b] * self.pairs[b, c] / middle >= EXPECTED_GAP
 
 
 class Alphabet:

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 from phonkit.data.encoding import Example
 from phonkit.data.tsv import format_rows
+from phonkit.plugins import feature_table
 from phonkit.run.directory import Run
 from phonkit.tables.segments import Alphabet
 from phonkit.tables.spellout import cost, spell
-from phonkit.tables.underlying import infer
+from phonkit.tables.underlying import Features, infer
 
 Symbols = tuple[str, ...]
 Paradigm = Mapping[str, Symbols]
@@ -49,10 +50,15 @@ class UnderlyingStrings:
     """The underlying strings of the lemmas of a set of training examples."""
 
     def __init__(
-        self, examples: Sequence[Example], stored: Mapping[str, tuple[Symbols, float]] | None = None
+        self,
+        examples: Sequence[Example],
+        stored: Mapping[str, tuple[Symbols, float]] | None = None,
+        features: Features = None,
     ):
         """Infer the strings of ``examples``' lemmas, or, with ``stored`` (lemma: its string
-        as symbols, and its score), count the processes of those strings."""
+        as symbols, and its score), count the processes of those strings; ``features`` gives
+        a segment's phonological features (a plugin's feature table), with which a
+        substitution is counted as the features it changes."""
         self.alphabet = Alphabet()
         paradigms: dict[str, dict[str, str]] = {}
         for example in examples:
@@ -60,15 +66,18 @@ class UnderlyingStrings:
             known.setdefault(example.entry.bundle, self.alphabet.string(example.surface))
         self.lemmas = list(paradigms)
         rows = [paradigms[lemma] for lemma in self.lemmas]
+        by_character = None
+        if features is not None:
+            by_character = lambda c: features(self.alphabet.symbols_of(c)[0])  # noqa: E731
         if stored is None:
-            self.inference = infer(rows)
+            self.inference = infer(rows, features=by_character)
         else:
             fixed = [
                 (self.alphabet.string(stored[lemma][0]), stored[lemma][1])
                 if lemma in stored else None
                 for lemma in self.lemmas
             ]  # fmt: skip
-            self.inference = infer(rows, fixed)
+            self.inference = infer(rows, fixed, by_character)
         self.row_of = {lemma: number for number, lemma in enumerate(self.lemmas)}
 
     # -- the table of morphemes ----------------------------------------------------------------
@@ -165,7 +174,7 @@ def keep_strings(run: Run) -> None:
     candidates then read back; another run's are inferred when asked for, so that training
     never waits for them."""
     if run.strings() is None:
-        save_strings(run, UnderlyingStrings(run.examples("train")))
+        save_strings(run, UnderlyingStrings(run.examples("train"), features=feature_table()))
 
 
 def stem_strings(run: Run) -> dict[str, str]:
@@ -184,7 +193,7 @@ def strings_of(run: Run) -> UnderlyingStrings:
     rows = run.strings()
     examples = run.examples("train")
     if rows is None:
-        return UnderlyingStrings(examples)
+        return UnderlyingStrings(examples, features=feature_table())
     split = run.transcriber().split
     stored = {row[0]: (split(row[2]), float(row[3])) for row in rows[1:] if row[1] == "stem"}
-    return UnderlyingStrings(examples, stored)
+    return UnderlyingStrings(examples, stored, feature_table())

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from phonkit.tables.processes import (
@@ -41,6 +41,7 @@ from phonkit.tables.sizes import (
 )
 
 Known = Mapping[str, str]  # a stem's known forms by cell, a form as a string of symbols
+Features = Callable[[str], Mapping[str, str] | None] | None  # a symbol's features, if known
 
 
 @dataclass
@@ -160,9 +161,12 @@ class Table:
     edges: dict[str, tuple[int, int]]
 
 
-def prepare(rows: Sequence[Known], fixed: Sequence[str | None] | None = None) -> Table:
+def prepare(
+    rows: Sequence[Known], fixed: Sequence[str | None] | None = None, features: Features = None
+) -> Table:
     """The stems of a table (rows of known forms by cell); with ``fixed``, a stem's one
-    candidate is its string there (where not None)."""
+    candidate is its string there (where not None); ``features``, a symbol's features where
+    a feature table knows it."""
     edges = constant_edges(rows)
     cores = [core_of(known, edges) for known in rows]
     reach = [0, 0]
@@ -170,11 +174,14 @@ def prepare(rows: Sequence[Known], fixed: Sequence[str | None] | None = None) ->
         for form in known.values():
             at = form.find(core)
             reach = [max(reach[0], at), max(reach[1], len(form) - at - len(core))]
+    symbols = {symbol for known in rows for form in known.values() for symbol in form}
+    featured = {} if features is None else {s: features(s) for s in symbols}
     evidence = Evidence(
         Phonotactics(form for known in rows for form in known.values()),
         alternations((core, list(known.values())) for known, core in zip(rows, cores, strict=True)),
+        {symbol: frozenset(found.items()) for symbol, found in featured.items() if found},
     )
-    alphabet = len({symbol for known in rows for form in known.values() for symbol in form})
+    alphabet = len(symbols)
     processes = Processes(alphabet)
     stems = []
     for number, (known, core) in enumerate(zip(rows, cores, strict=True)):
@@ -274,12 +281,14 @@ class Search:
         return total, strings, processes, chosen
 
     def _settle(self, strings, processes, chosen) -> float:
-        total = math.inf
+        """Sweeps until no stem changes (at most :data:`SEARCH_SWEEPS`); the table's cost
+        then, each stem given all the others (a sweep's sum is not: it costs each stem before
+        the stems after it have moved)."""
         for _ in range(SEARCH_SWEEPS):
-            changed, total = self.sweep(strings, processes, chosen)
+            changed, _ = self.sweep(strings, processes, chosen)
             if not changed:
                 break
-        return total
+        return self._cost_of_stems(range(len(self.stems)), strings, processes, chosen)
 
     def _move(self, strings, processes, chosen, total):
         """The first move, most frequent first, that lowers the cost of the stems it changes
@@ -347,7 +356,9 @@ def pattern(string: str, other: str) -> tuple[str, ...]:
 
 
 def infer(
-    rows: Sequence[Known], fixed: Sequence[tuple[str, float] | None] | None = None
+    rows: Sequence[Known],
+    fixed: Sequence[tuple[str, float] | None] | None = None,
+    features: Features = None,
 ) -> Inference:
     """The underlying strings of a table's stems (rows of known forms by cell, forms as
     strings of symbols; a row may be empty). With ``fixed`` (a stem's string and score, or
@@ -357,6 +368,7 @@ def infer(
     table = prepare(
         [rows[number] for number in present],
         None if given is None else [g[0] if g else None for g in given],
+        features,
     )
     stems = table.stems
     search = Search(stems, table.processes)

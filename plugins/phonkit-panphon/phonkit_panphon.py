@@ -62,6 +62,11 @@ class FeatureErrorRate(PanPhonMetric):
         ]
 
 
+SPELLED_OUT = {
+    "ʧ": "t͡ʃ", "ʤ": "d͡ʒ", "ʦ": "t͡s", "ʣ": "d͡z", "ʨ": "t͡ɕ", "ʥ": "d͡ʑ", "g": "ɡ",
+}  # fmt: skip
+
+
 class PanPhonFeatures(FeatureTable):
     name = "panphon"
     description = "panphon's 24 articulatory features of IPA segments (+, - or 0)"
@@ -73,8 +78,10 @@ class PanPhonFeatures(FeatureTable):
         return panphon.featuretable.FeatureTable()
 
     def features(self, segment: str) -> dict[str, str] | None:
-        """The segment's values (None for what panphon does not read as one IPA segment)."""
-        found = self.table.fts(segment)
+        """The segment's values (None for what panphon does not read as one IPA segment).
+        The IPA's ligatures for affricates (``ʧ``) and the Latin ``g``, which tables often
+        write and panphon does not read, are read as what they stand for (``t͡ʃ``, ``ɡ``)."""
+        found = self.table.fts("".join(SPELLED_OUT.get(c, c) for c in segment))
         if found is None or not dict(found.items()):
             return None
         return {name: "+" if v > 0 else "-" if v < 0 else "0" for name, v in found.items()}

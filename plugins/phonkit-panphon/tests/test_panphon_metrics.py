@@ -45,6 +45,13 @@ def test_the_feature_table_gives_a_segments_values_and_none_for_a_non_segment():
     assert table.features("ː") is None
 
 
+def test_affricate_ligatures_and_the_latin_g_read_as_what_they_stand_for():
+    table = registry("feature_tables")["panphon"]
+    assert table.features("ʧ") == table.features("t͡ʃ") is not None
+    assert table.features("ʤ")["voi"] == "+" and table.features("ʧ")["voi"] == "-"
+    assert table.features("g") == table.features("ɡ") is not None
+
+
 def test_processes_name_their_contexts_as_natural_classes():
     from phonkit.analysis.processes import name
 
