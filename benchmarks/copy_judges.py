@@ -13,14 +13,13 @@ rules with a copy model, and counts as wrong under ``model`` (whose own decoding
 experiment would use instead). The ``+ reliability`` rules add, with the weight shown
 (against 1 for the judges' mean), how reliable the table finds each candidate's rewrite
 (:meth:`phonkit.tables.candidates.Rewrites.reliability`): weight 1 is what ``fill`` does.
-The ``+ strings`` rules add, with the weight shown, a fourth judge: the candidate's -log p
-from its stem's underlying string (:meth:`phonkit.tables.strings.UnderlyingStrings.costs`;
-the run's stored strings, else inferred), as a posterior (a form the string cannot make gets
-1,000 nats). ``any judge's first choice`` is no rule but a ceiling: a cell counts as right
-when the first choice of the model or of either copy model is the gold form (what always
-taking the right judge's choice would reach). Prints the mean ACC over tables (each table's
-folds pooled) of every rule.
-"""
+The ``+ strings`` rules add to the setting, with the weight shown, a fourth judge: the
+candidate's -log p from its stem's underlying string
+(:meth:`phonkit.tables.strings.UnderlyingStrings.costs`; the run's stored strings, else
+inferred), as a posterior (a form the string cannot make gets 1,000 nats). ``any judge's
+first choice`` is no rule but a ceiling: a cell counts as right when the first choice of the
+model or of either copy model is the gold form (what always taking the right judge's choice
+would reach). Prints the mean ACC over tables (each table's folds pooled) of every rule."""
 
 from __future__ import annotations
 
@@ -48,16 +47,17 @@ RULES = {  # rule: judges (0 the model, 1 and 2 the copy models)
     "copy 1": (1,),
     "copy 1 + copy 2": (1, 2),
 }
-STRINGS = {  # rule: weight of the underlying strings' posterior
-    "model + copy 1 + copy 2 + strings ×0.5": 0.5,
-    "model + copy 1 + copy 2 + strings ×1": 1.0,
-    "model + copy 1 + copy 2 + strings ×2": 2.0,
+STRINGS = {  # rule: weight of the underlying strings' posterior, beside the setting
+    "the setting + strings ×0.5": 0.5,
+    "the setting + strings ×1": 1.0,
+    "the setting + strings ×2": 2.0,
 }
 UNSPELLABLE = 1000.0  # nats: a form the stem's string cannot make
 CEILING = "any judge's first choice (a ceiling, not a rule)"
+SETTING = "model + copy 1 + copy 2 + reliability ×1 (the setting)"
 RELIABILITY = {  # rule: weight of the rewrites' reliability
     "model + copy 1 + copy 2 + reliability ×0.5": 0.5,
-    "model + copy 1 + copy 2 + reliability ×1 (the setting)": 1.0,
+    SETTING: 1.0,
     "model + copy 1 + copy 2 + reliability ×2": 2.0,
 }
 
@@ -106,7 +106,7 @@ def choices(run: Run, rules: dict[str, tuple[int, ...]], more: int) -> list[dict
         finite = [c if math.isfinite(c) else UNSPELLABLE for c in costs]
         spelled = posterior(finite) if forms else []
         for rule, weight in STRINGS.items():
-            votes[rule] = [*votes[RULE], [weight * s for s in spelled]]
+            votes[rule] = [*votes[SETTING], [weight * s for s in spelled]]
         right = {}
         for rule, rule_votes in votes.items():
             if len(forms) == 1:

@@ -9,8 +9,12 @@ classes (``b → p / _[-son]``).
 
 from __future__ import annotations
 
+import csv
+import importlib.util
+import unicodedata
 from collections.abc import Sequence
 from functools import cache, cached_property, lru_cache
+from pathlib import Path
 
 from phonkit.plugin import FeatureTable, Metric, Scored, hookimpl
 
@@ -72,19 +76,36 @@ class PanPhonFeatures(FeatureTable):
     description = "panphon's 24 articulatory features of IPA segments (+, - or 0)"
 
     @cached_property
-    def table(self):
-        import panphon.featuretable
+    def values(self) -> dict[str, dict[str, str]]:
+        """Every segment of panphon's table (NFD, as panphon looks segments up) with its
+        values: read from the table's file, ``data/ipa_all.csv`` of the panphon package,
+        in milliseconds, where panphon's ``FeatureTable`` takes seconds to build it (pandas,
+        and a pattern of every segment that ``features`` does not need); from that class
+        where the file is not found."""
+        spec = importlib.util.find_spec("panphon")
+        folders = spec.submodule_search_locations if spec is not None else None
+        path = Path(list(folders)[0]) / "data" / "ipa_all.csv" if folders else None
+        if path is None or not path.is_file():
+            import panphon.featuretable
 
-        return panphon.featuretable.FeatureTable()
+            table = panphon.featuretable.FeatureTable()
+            return {
+                ipa: {name: "+" if v > 0 else "-" if v < 0 else "0" for name, v in found.items()}
+                for ipa, found in table.seg_dict.items()
+            }  # fmt: skip
+        with path.open(encoding="utf-8", newline="") as handle:
+            return {
+                unicodedata.normalize("NFD", row.pop("ipa")): row
+                for row in csv.DictReader(handle)
+            }
 
     def features(self, segment: str) -> dict[str, str] | None:
         """The segment's values (None for what panphon does not read as one IPA segment).
         The IPA's ligatures for affricates (``ʧ``) and the Latin ``g``, which tables often
         write and panphon does not read, are read as what they stand for (``t͡ʃ``, ``ɡ``)."""
-        found = self.table.fts("".join(SPELLED_OUT.get(c, c) for c in segment))
-        if found is None or not dict(found.items()):
-            return None
-        return {name: "+" if v > 0 else "-" if v < 0 else "0" for name, v in found.items()}
+        spelled = "".join(SPELLED_OUT.get(c, c) for c in segment)
+        found = self.values.get(unicodedata.normalize("NFD", spelled))
+        return dict(found) if found else None
 
 
 @hookimpl

@@ -59,3 +59,16 @@ def test_processes_name_their_contexts_as_natural_classes():
     assert name(["a", "e", "i"], ["t", "k"], features) == "[+syl]"
     assert name(["t", "#"], ["a"], features) == "{[-syl], #}"
     assert name(["t", "k"], ["a"], None) == "C"
+
+
+def test_the_features_read_from_panphons_file_are_panphons():
+    import panphon.featuretable
+
+    table = panphon.featuretable.FeatureTable()
+    features = registry("feature_tables")["panphon"]
+    sign = lambda v: "+" if v > 0 else "-" if v < 0 else "0"  # noqa: E731
+    assert len(features.values) == len(table.seg_dict)
+    assert all(
+        features.values[ipa] == {name: sign(v) for name, v in values.items()}
+        for ipa, values in table.seg_dict.items()
+    )
