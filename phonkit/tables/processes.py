@@ -11,9 +11,13 @@ specific to the most general, and :class:`Processes` counts them:
 - the suffix's shape (its consonants, its vowels as ``V``) by the cell and the string's last
   symbol, and each of its vowels by the string's last vowel (harmony); the prefix alike;
 - whether a symbol is copied, deleted or substituted, by whether the faithful output would
-  make a pair or triple of symbols the table's surface forms never show (the change then
-  has a reason), the classes around it, and whether it doubles its neighbour;
-- which symbol a substitution gives, preferring the table's attested alternations;
+  make a pair or triple of symbols the table's surface forms never show though they would
+  were its parts independent (the change then has a reason:
+  :class:`~phonkit.tables.segments.Phonotactics`), the classes around it, and whether it
+  doubles its neighbour;
+- which symbol a substitution gives, preferring the table's attested alternations, counted
+  as the features it changes (``[-voi]``) where a feature table knows both symbols, so that
+  one change of several segments (final devoicing of b, d, ɡ) is one pattern;
 - whether a symbol is inserted, by the same reasons, and which (by the last vowel).
 
 A count's probability is interpolated from the specific context to the general (Witten-Bell),
