@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from conftest import SHARED
 from phonkit.analysis.processes import processes
 from phonkit.data.encoding import Example
 from phonkit.data.lexicon import Entry, segment
+from phonkit.data.table import read_table
 from phonkit.tables.segments import Alphabet, Phonotactics, kind
 from phonkit.tables.strings import UnderlyingStrings, affix
-from phonkit.tables.underlying import cost_of, infer
+from phonkit.tables.underlying import Search, cost_of, infer, prepare
 
 # Final devoicing: a stem's last obstruent is voiceless at the word's end and keeps its
 # voicing before the vowel of the second cell.
@@ -158,3 +162,22 @@ def test_with_features_a_substitution_counts_as_the_features_it_changes():
         cost_of(rad, "rad", featured.processes)[0]
         < cost_of(plain.stems[0], "rad", plain.processes)[0]
     )
+
+
+def test_the_search_ends_with_the_cost_of_the_whole_table():
+    # Turkish 4.5: the starts and the moves are compared by this cost, each stem's forms
+    # costed given every other stem's final strings and analyses
+    table = read_table(SHARED / "textbook" / "Odden_4.5_Turkish.csv")
+    prepared = prepare([{c: f for c, f in zip(table.cells, forms, strict=True) if f}
+                        for forms in table.forms])  # fmt: skip
+    search = Search(prepared.stems, prepared.processes)
+    start = [max(stem.candidates, key=len) for stem in prepared.stems]
+    total, strings, found, chosen = search.ascend(start)
+    again = 0.0
+    for stem, string, analyses in zip(prepared.stems, strings, chosen, strict=True):
+        for analysis in analyses.values():
+            found.add(analysis, -1)
+        again += cost_of(stem, string, found)[0]
+        for analysis in analyses.values():
+            found.add(analysis)
+    assert total == pytest.approx(again)
