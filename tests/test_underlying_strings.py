@@ -13,6 +13,7 @@ from phonkit.analysis.processes import processes
 from phonkit.data.encoding import Example
 from phonkit.data.lexicon import Entry, segment
 from phonkit.data.table import read_table
+from phonkit.tables.processes import alternations
 from phonkit.tables.segments import Alphabet, Phonotactics, kind
 from phonkit.tables.strings import UnderlyingStrings, affix
 from phonkit.tables.underlying import Search, cost_of, infer, prepare
@@ -133,6 +134,24 @@ def test_with_features_one_change_of_several_segments_is_one_process():
     assert "[-syl, +voi] → [-voi] / _#" in found, list(found)
     assert found["[-syl, +voi] → [-voi] / _#"].stems == {"rad", "lib", "sob", "mug", "dag",
                                                          "lod", "nab"}  # fmt: skip
+
+
+# Final raising: a stem's last e is i at the word's end and keeps its e before the suffix.
+RAISING = {
+    "nime": ("nimi", "nimeæ"), "kive": ("kivi", "kiveæ"), "lehte": ("lehti", "lehteæ"),
+    "mæke": ("mæki", "mækeæ"), "reke": ("reki", "rekeæ"), "ove": ("ovi", "ovea"),
+    "koske": ("koski", "koskea"), "muuri": ("muuri", "muuria"), "posti": ("posti", "postia"),
+    "tukki": ("tukki", "tukkia"), "aamu": ("aamu", "aamua"), "katto": ("katto", "kattoa"),
+}  # fmt: skip
+
+
+def test_an_alternation_pairs_the_symbols_next_to_the_core():
+    assert alternations([("nim", ["nimi", "nimeæ"])]) == {("i", "e"), ("e", "i")}
+    assert alternations([("kita", ["kitap", "kitabɨ"])]) == {("p", "b"), ("b", "p")}
+    strings = UnderlyingStrings(examples(RAISING))
+    given = {"2": segment("jokea")}  # a stem the table never showed, in the suffixed cell
+    assert strings.string_of("joke", given) == "joke"
+    assert "".join(strings.spell("joke", "1", given)[0][0]) == "joki"
 
 
 def test_a_pair_is_missing_only_where_its_parts_would_show_it():

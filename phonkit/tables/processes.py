@@ -380,15 +380,17 @@ class Processes:
 
 def alternations(stems: Iterable[tuple[str, Sequence[str]]]) -> set[tuple[str, str]]:
     """The symbol pairs that stand at the same place, next to the core, in two forms of one
-    stem: (core, forms) of each stem."""
+    stem: (core, forms) of each stem. The two stretches beside the core are aligned with the
+    core's side last, where :func:`align` settles ties, so that of *nim-i* and *nim-eæ* the
+    pair is i and e, not i and æ."""
     found: set[tuple[str, str]] = set()
     for core, forms in stems:
         edges = [(f[: f.find(core)], f[f.find(core) + len(core) :]) for f in forms]
         for a, (left_a, right_a) in enumerate(edges):
             for left_b, right_b in edges[a + 1 :]:
-                for x, y in ((right_a, right_b), (left_a[::-1], left_b[::-1])):
+                for x, y in ((right_a[::-1], right_b[::-1]), (left_a, left_b)):
                     _, ops, _ = align(x, y)
-                    for symbol, op in zip(x, ops, strict=True):
+                    for symbol, op in reversed(list(zip(x, ops, strict=True))):
                         if op not in (COPY, DELETE):
                             found.update({(symbol, op), (op, symbol)})
                             break
