@@ -154,6 +154,29 @@ def test_an_alternation_pairs_the_symbols_next_to_the_core():
     assert "".join(strings.spell("joke", "1", given)[0][0]) == "joki"
 
 
+# Vowel copy: the suffixes of the first two cells take the stem's last vowel (as Kera's do).
+COPYING = {
+    stem: (stem + vowel + "n", stem + vowel + "m", stem + "i")
+    for stem, vowel in [
+        ("ham", "a"), ("bal", "a"), ("ŋaf", "a"), ("ʔas", "a"), ("har", "a"), ("sen", "e"),
+        ("pel", "e"), ("kol", "o"), ("mok", "o"), ("ɡid", "i"), ("tis", "i"),
+    ]
+}  # fmt: skip
+
+
+def test_a_suffix_vowel_that_copies_the_stems_is_read_by_harmony():
+    strings = UnderlyingStrings(
+        [
+            Example(Entry(stem, (cell,), form), segment(form), ())
+            for stem, forms in COPYING.items()
+            for cell, form in zip("123", forms, strict=True)
+        ]
+    )
+    assert strings.inference.evidence.harmonic == {("s", "1", 0), ("s", "2", 0)}
+    given = {"1": segment("ɡunun"), "3": segment("ɡuni")}  # a vowel the table never showed
+    assert "".join(strings.spell("ɡun", "2", given)[0][0]) == "ɡunum"  # not the frequent -am
+
+
 def test_a_pair_is_missing_only_where_its_parts_would_show_it():
     forms = ["tata", "tate", "tete", "teta", "pata", "tapa", "zu"]
     tactics = Phonotactics(forms)

@@ -9,7 +9,10 @@ with symbols inserted between. Every choice is an *event* with its contexts, fro
 specific to the most general, and :class:`Processes` counts them:
 
 - the suffix's shape (its consonants, its vowels as ``V``) by the cell and the string's last
-  symbol, and each of its vowels by the string's last vowel (harmony); the prefix alike;
+  symbol, and each of its vowels by the string's last vowel (harmony); the prefix alike. In a
+  slot whose vowels the table describes in fewer nats as harmony (:func:`harmonic_slots`),
+  a vowel is what it makes of the string's vowel: the same (``=``), or the features that
+  change, so a stem vowel never seen in the cell still takes its harmonising suffix;
 - whether a symbol is copied, deleted or substituted, by whether the faithful output would
   make a pair or triple of symbols the table's surface forms never show though they would
   were its parts independent (the change then has a reason:
@@ -41,6 +44,7 @@ Event = tuple[tuple[Context, ...], str]  # (contexts, most specific first), outc
 Counted = int  # an event's number in its processes' table of events (:meth:`Processes.counted`)
 Numbered = tuple[tuple[int, ...], str, float]  # context ids (general first), outcome, prior
 Keyed = tuple[tuple[tuple[int, str], ...], float]  # (context id, outcome) keys, prior
+Slot = tuple[str, str, int]  # an affix's vowel: the affix's side, its cell, its place
 Tally = tuple[tuple[tuple[tuple[int, str], int], ...], tuple[tuple[int, int], ...]]
 
 
@@ -116,19 +120,23 @@ def _substitution(a: str, b: str) -> float:
 
 
 class Evidence:
-    """What the events of a table read beside an analysis: its phonotactics and its
-    attested alternations (symbol pairs that stand at the same place of one stem in two of
-    its forms)."""
+    """What the events of a table read beside an analysis: its phonotactics, its attested
+    alternations (symbol pairs that stand at the same place of one stem in two of its forms),
+    its segments' features where known, its vowels, and the affix vowel slots it reads by
+    harmony (:func:`harmonic_slots`)."""
 
     def __init__(
         self,
         phonotactics: Phonotactics,
         alternations: set[tuple[str, str]],
         features: Mapping[str, frozenset[tuple[str, str]]] | None = None,
+        harmonic: frozenset[Slot] = frozenset(),
     ):
         self.phonotactics = phonotactics
         self.alternations = alternations
         self.features = features or {}
+        self.harmonic = harmonic
+        self.vowels = sorted(symbol for symbol in phonotactics.firsts if kind(symbol) == "V")
 
     def change(self, symbol: str, into: str) -> str:
         """What a substitution of ``symbol`` by ``into`` changes: the features whose values
@@ -139,7 +147,9 @@ class Evidence:
         return "[" + ",".join(sorted(f"{v}{name}" for name, v in after - before)) + "]"
 
 
-def affix_events(underlying: str, affix: str, side: str, cell: str) -> list[Event]:
+def affix_events(
+    underlying: str, affix: str, side: str, cell: str, evidence: Evidence
+) -> list[Event]:
     """The events of a cell's suffix (``side`` ``s``) or prefix (``p``): its shape, by the
     string's edge symbol, and each of its vowels, by the string's nearest vowel."""
     edge = (underlying[-1:] if side == "s" else underlying[:1]) or EDGE
@@ -147,17 +157,63 @@ def affix_events(underlying: str, affix: str, side: str, cell: str) -> list[Even
     found: list[Event] = [
         ((("k" + side, cell, edge), ("k" + side, cell, kind(edge)), ("k" + side, cell)), shape)
     ]
+    nearest = nearest_vowel(underlying, side)
     vowels = [symbol for symbol in affix if kind(symbol) == "V"]
     for slot, symbol in enumerate(vowels):
-        found.append(affix_vowel_event(underlying, symbol, slot, side, cell))
+        found.append(affix_vowel_event(nearest, symbol, (side, cell, slot), evidence))
     return found
 
 
-def affix_vowel_event(underlying: str, vowel: str, slot: int, side: str, cell: str) -> Event:
-    """The event of an affix's vowel in its ``slot`` (its vowels counted from the affix's
-    start), by the string's nearest vowel."""
-    nearest = last_vowel(underlying if side == "s" else reversed(underlying))
-    return (("v" + side, cell, slot, nearest), ("v" + side, cell, slot)), vowel
+def nearest_vowel(underlying: str, side: str) -> str:
+    """The string's vowel nearest to a suffix (``side`` ``s``) or a prefix (``p``)."""
+    return last_vowel(underlying if side == "s" else reversed(underlying))
+
+
+def harmony(nearest: str, vowel: str, evidence: Evidence) -> str:
+    """An affix's ``vowel`` as harmony makes it of the string's ``nearest`` vowel: ``=`` (the
+    same vowel), the features that change (``[+hi]``, where a feature table knows both), or
+    the vowel itself."""
+    if vowel == nearest:
+        return COPY
+    return evidence.change(nearest, vowel) if nearest != EDGE else vowel
+
+
+def affix_vowel_event(nearest: str, vowel: str, slot: Slot, evidence: Evidence) -> Event:
+    """The event of an affix's vowel in its ``slot`` (side, cell, and its place among the
+    affix's vowels from its start), by the string's nearest vowel: the vowel, or in a slot
+    the table reads by harmony, what harmony makes of the nearest vowel."""
+    side, cell, place = slot
+    outcome = harmony(nearest, vowel, evidence) if slot in evidence.harmonic else vowel
+    return (("v" + side, cell, place, nearest), ("v" + side, cell, place)), outcome
+
+
+def harmonic_slots(
+    readings: Iterable[tuple[str, Analysis, str]], evidence: Evidence
+) -> frozenset[Slot]:
+    """The affix vowel slots that harmony describes in fewer nats than the vowels do: over
+    the analyses (underlying string, analysis, cell), the outcomes of each slot's vowels
+    read as themselves and as :func:`harmony` makes them, each reading's cost the entropy
+    of its counts. A suffix whose vowel is the stem's (Kera *ɡun-um*, *kol-on*) is then
+    one outcome however many vowels the stems have, and a stem vowel the table never showed
+    in the cell takes the suffix it harmonises with."""
+    as_vowels: dict[Slot, Counter[str]] = {}
+    as_harmony: dict[Slot, Counter[str]] = {}
+    for underlying, analysis, cell in readings:
+        for side, affix in (("s", analysis.suffix), ("p", analysis.prefix)):
+            nearest = nearest_vowel(underlying, side)
+            vowels = [symbol for symbol in affix if kind(symbol) == "V"]
+            for place, vowel in enumerate(vowels):
+                slot = (side, cell, place)
+                as_vowels.setdefault(slot, Counter())[vowel] += 1
+                as_harmony.setdefault(slot, Counter())[harmony(nearest, vowel, evidence)] += 1
+    return frozenset(
+        slot for slot in as_vowels if _nats(as_harmony[slot]) < _nats(as_vowels[slot]) - 1e-9
+    )
+
+
+def _nats(counts: Counter[str]) -> float:
+    total = sum(counts.values())
+    return -sum(n * math.log(n / total) for n in counts.values())
 
 
 def padded(underlying: str, prefix: str, suffix: str) -> str:
@@ -219,8 +275,8 @@ def events(
 ) -> list[Event]:  # fmt: skip
     """The events of one analysis."""
     around = padded(underlying, prefix, suffix)
-    found = affix_events(underlying, suffix, "s", cell)
-    found += affix_events(underlying, prefix, "p", cell)
+    found = affix_events(underlying, suffix, "s", cell, evidence)
+    found += affix_events(underlying, prefix, "p", cell, evidence)
     for at, op in enumerate(ops):
         found += op_events(around, at, op, evidence)
     for gap, added in enumerate(inserted):

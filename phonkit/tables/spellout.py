@@ -25,10 +25,11 @@ from phonkit.tables.processes import (
     affix_vowel_event,
     analyses,
     insertion_events,
+    nearest_vowel,
     op_events,
     padded,
 )
-from phonkit.tables.segments import kind
+from phonkit.tables.segments import EDGE, kind
 
 AFFIXES = 3  # prefixes and suffixes tried per form
 
@@ -42,36 +43,42 @@ class Spelled:
 
 
 def affixes(
-    underlying: str, cell: str, side: str, processes: Processes
+    underlying: str, cell: str, side: str, evidence: Evidence, processes: Processes
 ) -> list[tuple[float, str]]:
     """The cell's affixes on one side that the table shows, each with its cost for this
     string (the cheapest vowels in its slots), cheapest first."""
     found = []
     for shape in processes.seen(("k" + side, cell)):
-        affix = with_vowels(underlying, shape, cell, side, processes)
+        affix = with_vowels(underlying, shape, cell, side, evidence, processes)
         if affix is not None:
-            found.append((_cost(affix_events(underlying, affix, side, cell), processes), affix))
+            events = affix_events(underlying, affix, side, cell, evidence)
+            found.append((_cost(events, processes), affix))
     return sorted(found)[:AFFIXES] or [(0.0, "")]
 
 
 def with_vowels(
-    underlying: str, shape: str, cell: str, side: str, processes: Processes
+    underlying: str, shape: str, cell: str, side: str, evidence: Evidence, processes: Processes
 ) -> str | None:
-    """The affix of ``shape`` with, in each vowel slot, the vowel the table shows there that
-    costs least after this string's vowels (None where it shows none)."""
-    affix, slot = "", 0
+    """The affix of ``shape`` with, in each vowel slot, the vowel that costs least after this
+    string's vowels: one the table shows there, or in a slot it reads by harmony, any of its
+    vowels or the string's (None where it shows no vowel in the slot)."""
+    nearest = nearest_vowel(underlying, side)
+    affix, place = "", 0
     for symbol in shape:
         if symbol != "V":
             affix += symbol
             continue
-        vowels = processes.seen(("v" + side, cell, slot))
+        slot = (side, cell, place)
+        vowels = processes.seen(("v" + side, cell, place))
         if not vowels:
             return None
+        if slot in evidence.harmonic:  # any vowel, the string's own included
+            vowels = sorted({*evidence.vowels, nearest} - {EDGE})
         affix += min(
             vowels,
-            key=lambda v: _cost([affix_vowel_event(underlying, v, slot, side, cell)], processes),
+            key=lambda v: _cost([affix_vowel_event(nearest, v, slot, evidence)], processes),
         )
-        slot += 1
+        place += 1
     return affix
 
 
@@ -115,8 +122,8 @@ def spell(
 ) -> list[Spelled]:
     """The ``nbest`` most probable surface forms of ``underlying`` in ``cell``."""
     found: dict[str, float] = {}
-    for prefix_cost, prefix in affixes(underlying, cell, "p", processes):
-        for suffix_cost, suffix in affixes(underlying, cell, "s", processes):
+    for prefix_cost, prefix in affixes(underlying, cell, "p", evidence, processes):
+        for suffix_cost, suffix in affixes(underlying, cell, "s", evidence, processes):
             options = choices(underlying, prefix, suffix, evidence, processes)
             base = prefix_cost + suffix_cost
             for cost, middle in _best(options, nbest):

@@ -29,8 +29,10 @@ from phonkit.tables.processes import (
     Analysis,
     Evidence,
     Processes,
+    Slot,
     alternations,
     analyses,
+    harmonic_slots,
 )
 from phonkit.tables.rewrites import edit
 from phonkit.tables.segments import Phonotactics, kind
@@ -162,11 +164,14 @@ class Table:
 
 
 def prepare(
-    rows: Sequence[Known], fixed: Sequence[str | None] | None = None, features: Features = None
+    rows: Sequence[Known],
+    fixed: Sequence[str | None] | None = None,
+    features: Features = None,
+    harmonic: frozenset[Slot] = frozenset(),
 ) -> Table:
     """The stems of a table (rows of known forms by cell); with ``fixed``, a stem's one
     candidate is its string there (where not None); ``features``, a symbol's features where
-    a feature table knows it."""
+    a feature table knows it; ``harmonic``, the affix vowel slots read by harmony."""
     edges = constant_edges(rows)
     cores = [core_of(known, edges) for known in rows]
     reach = [0, 0]
@@ -180,6 +185,7 @@ def prepare(
         Phonotactics(form for known in rows for form in known.values()),
         alternations((core, list(known.values())) for known, core in zip(rows, cores, strict=True)),
         {symbol: frozenset(found.items()) for symbol, found in featured.items() if found},
+        harmonic,
     )
     alphabet = len(symbols)
     processes = Processes(alphabet)
@@ -362,7 +368,10 @@ def infer(
 ) -> Inference:
     """The underlying strings of a table's stems (rows of known forms by cell, forms as
     strings of symbols; a row may be empty). With ``fixed`` (a stem's string and score, or
-    None to infer it), no search: the processes are those strings' analyses."""
+    None to infer it), no search: the processes are those strings' analyses. Where the
+    strings' analyses show affix vowel slots that harmony describes in fewer nats
+    (:func:`~phonkit.tables.processes.harmonic_slots`), the processes are counted again with
+    those slots read by harmony; the strings and their scores stay."""
     present = [number for number, known in enumerate(rows) if known]
     given = None if fixed is None else [fixed[number] for number in present]
     table = prepare(
@@ -393,6 +402,18 @@ def infer(
             probability(stem, strings[number], chosen[number], processes)
             for number, stem in enumerate(stems)
         ]
+    readings = [
+        (string, analysis, cell)
+        for string, analyses_ in zip(strings, chosen, strict=True)
+        for cell, analysis in analyses_.items()
+    ]
+    harmonic = harmonic_slots(readings, table.evidence)
+    if harmonic:  # the same strings, their affix vowels counted as harmony makes them
+        table = prepare([rows[number] for number in present], strings, features, harmonic)
+        stems = table.stems
+        _, strings, processes, chosen = Search(stems, table.processes).ascend(
+            [stem.candidates[0] for stem in stems], moves=False
+        )
     by_row = [""] * len(rows)
     score_by_row = [0.0] * len(rows)
     stem_by_row: list[Stem | None] = [None] * len(rows)
