@@ -13,7 +13,7 @@ from phonkit.analysis.processes import processes
 from phonkit.data.encoding import Example
 from phonkit.data.lexicon import Entry, segment
 from phonkit.data.table import read_table
-from phonkit.tables.processes import alternations
+from phonkit.tables.processes import alternations, in_closed_syllable
 from phonkit.tables.segments import Alphabet, Phonotactics, kind
 from phonkit.tables.strings import UnderlyingStrings, affix
 from phonkit.tables.underlying import Search, cost_of, infer, prepare
@@ -175,6 +175,26 @@ def test_a_suffix_vowel_that_copies_the_stems_is_read_by_harmony():
     assert strings.inference.evidence.harmonic == {("s", "1", 0), ("s", "2", 0)}
     given = {"1": segment("ɡunun"), "3": segment("ɡuni")}  # a vowel the table never showed
     assert "".join(strings.spell("ɡun", "2", given)[0][0]) == "ɡunum"  # not the frequent -am
+
+
+def test_a_syllable_is_closed_by_a_consonant_no_vowel_follows():
+    def closed(word):
+        inside = range(1, len(word) - 1)
+        return "".join("c" if in_closed_syllable(word, at) else "o" for at in inside)
+
+    assert closed("#doːshin#") == "ccccccc"  # doːs.hin: the length goes with its vowel
+    assert closed("#doːsol#") == "oooccc"  # doː.sol
+    assert closed("#lakin#") == "ooccc"  # la.kin
+    assert closed("#lakina#") == "oooooo"  # la.ki.na
+
+
+def test_a_long_vowel_shortens_in_a_closed_syllable():
+    # Yawelmani: doshin, dosko, doːsol, doːsit; the length is the string's where the
+    # syllable is open, lost where it is closed (the textbook's /doːs/, not /dos/)
+    table = read_table(SHARED / "textbook" / "Odden_170_Yawelmani.csv")
+    strings = infer([{c: f for c, f in zip(table.cells, forms, strict=True) if f}
+                     for forms in table.forms]).strings  # fmt: skip
+    assert {"doːs", "ṣaːp", "laːn", "meːk", "woːn", "paxaːt", "hiweːt", "ʔopoːt"} <= set(strings)
 
 
 def test_a_pair_is_missing_only_where_its_parts_would_show_it():

@@ -16,8 +16,9 @@ specific to the most general, and :class:`Processes` counts them:
 - whether a symbol is copied, deleted or substituted, by whether the faithful output would
   make a pair or triple of symbols the table's surface forms never show though they would
   were its parts independent (the change then has a reason:
-  :class:`~phonkit.tables.segments.Phonotactics`), the classes around it, and whether it
-  doubles its neighbour;
+  :class:`~phonkit.tables.segments.Phonotactics`), the classes around it, whether it
+  doubles its neighbour, and, most specific, whether it stands in a closed syllable
+  (:func:`in_closed_syllable`: a long vowel that shortens there, a stop that weakens);
 - which symbol a substitution gives, preferring the table's attested alternations, counted
   as the features it changes (``[-voi]``) where a feature table knows both symbols, so that
   one change of several segments (final devoicing of b, d, ɡ) is one pattern;
@@ -218,20 +219,22 @@ def _nats(counts: Counter[str]) -> float:
 
 def padded(underlying: str, prefix: str, suffix: str) -> str:
     """The string between what stands next to it: the prefix's last symbol (or the word's
-    edge) and the suffix's first."""
-    return (prefix[-1:] or EDGE) + underlying + (suffix[:1] or EDGE)
+    edge), and the suffix and the word's edge."""
+    return (prefix[-1:] or EDGE) + underlying + suffix + EDGE
 
 
 def op_events(around: str, at: int, op: str, evidence: Evidence) -> list[Event]:
     """The events of what happens to the string's symbol ``at`` (``around``: the string
     :func:`padded`): copied, deleted, or substituted by ``op``."""
     left, symbol, right = around[at], around[at + 1], around[at + 2]
+    closed = in_closed_syllable(around, at + 1)
     tactics = evidence.phonotactics
     reasons = (tactics.unseen_pair(symbol, right), tactics.unseen_triple(left, symbol, right))
     what = op if op in (COPY, DELETE) else SUBSTITUTE
     found: list[Event] = [
         (
-            (("o", symbol, left == symbol, *reasons, kind(right)),
+            (("o", symbol, left == symbol, *reasons, kind(right), closed),
+             ("o", symbol, left == symbol, *reasons, kind(right)),
              ("o", kind(symbol), left == symbol, *reasons, kind(right)),
              ("o", *reasons), ("o",)),
             what,
@@ -242,6 +245,31 @@ def op_events(around: str, at: int, op: str, evidence: Evidence) -> list[Event]:
         change = evidence.change(symbol, op)
         found.append(((("y", symbol, known), ("y", known, kind(symbol) == kind(op))), change))
     return found
+
+
+def in_closed_syllable(word: str, at: int) -> bool:
+    """Whether the symbol ``at`` of ``word`` (edges included) stands in a closed syllable:
+    a vowel followed by a consonant that no vowel follows (another consonant, or the word's
+    edge); a consonant before a vowel is that vowel's onset, any other consonant a coda. A
+    modifier (``ː``, ``ʰ``) goes with the symbol before it."""
+
+    def next_(i: int) -> int:  # the next symbol that is not a modifier
+        i += 1
+        while i < len(word) - 1 and kind(word[i]) == "M":
+            i += 1
+        return i
+
+    while at > 0 and kind(word[at]) == "M":
+        at -= 1
+    if kind(word[at]) == "C":
+        after = next_(at)
+        if kind(word[after]) != "V":
+            return True  # a coda
+        at = after
+    if kind(word[at]) != "V":
+        return False
+    after = next_(at)
+    return kind(word[after]) == "C" and kind(word[next_(after)]) != "V"
 
 
 def insertion_events(around: str, gap: int, inserted: str, evidence: Evidence) -> list[Event]:
