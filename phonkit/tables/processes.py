@@ -44,9 +44,9 @@ Context = tuple
 Event = tuple[tuple[Context, ...], str]  # (contexts, most specific first), outcome
 Counted = int  # an event's number in its processes' table of events (:meth:`Processes.counted`)
 Numbered = tuple[tuple[int, ...], str, float]  # context ids (general first), outcome, prior
-Keyed = tuple[tuple[tuple[int, str], ...], float]  # (context id, outcome) keys, prior
+Keyed = tuple[tuple[tuple[int, int], ...], float]  # (context id, key id) by context, prior
 Slot = tuple[str, str, int]  # an affix's vowel: the affix's side, its cell, its place
-Tally = tuple[tuple[tuple[tuple[int, str], int], ...], tuple[tuple[int, int], ...]]
+Tally = tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]  # key/context, times
 
 
 @dataclass(frozen=True)
@@ -65,16 +65,16 @@ class Analysis:
 
     @cached_property
     def tally(self) -> Tally:
-        """The events as :meth:`Processes.add` counts them: each (context, outcome) with how
-        many of the events it counts, and each context with how many (computed once: an
-        analysis is added and taken back many times in a search)."""
-        pairs: Counter[tuple[int, str]] = Counter()
+        """The events as :meth:`Processes.add` counts them: each key (a context and an
+        outcome) with how many of the events it counts, and each context with how many
+        (computed once: an analysis is added and taken back many times in a search)."""
+        pairs: Counter[int] = Counter()
         contexts: Counter[int] = Counter()
         for event in self.events:
             keys, _ = self.table[event]
-            for key in keys:
+            for context, key in keys:
                 pairs[key] += 1
-                contexts[key[0]] += 1
+                contexts[context] += 1
         return tuple(pairs.items()), tuple(contexts.items())
 
 
@@ -369,52 +369,75 @@ PRIORS = {  # the probability of an outcome before any count
 }
 
 
-class Processes:
-    """Counts of events by context, and the cost (-log probability) of an event. Contexts
-    and events are numbered once (:meth:`counted`), so that counting and costing are
-    lookups; processes made by :meth:`empty` share the numbers."""
+class Numbering:
+    """The numbers that processes made by :meth:`Processes.empty` share: of contexts, of
+    keys (a context and an outcome: which context each is of, and which outcome), and of
+    events (their keys and prior, :attr:`table`)."""
 
-    def __init__(
-        self,
-        alphabet: int,
-        numbers: dict[Context, int] | None = None,
-        table: tuple[list[Keyed], dict[Numbered, int]] | None = None,
-    ):
+    def __init__(self) -> None:
+        self.contexts: dict[Context, int] = {}
+        self.keys: dict[tuple[int, str], int] = {}
+        self.key_contexts: list[int] = []
+        self.key_outcomes: list[str] = []
+        self.table: list[Keyed] = []
+        self.events: dict[Numbered, int] = {}
+
+    def key(self, context: int, outcome: str) -> int:
+        found = self.keys.get((context, outcome))
+        if found is None:
+            found = self.keys[context, outcome] = len(self.key_contexts)
+            self.key_contexts.append(context)
+            self.key_outcomes.append(outcome)
+        return found
+
+
+class Processes:
+    """Counts of events by context, and the cost (-log probability) of an event. Contexts,
+    keys and events are numbered once (:meth:`counted`, :class:`Numbering`), so that
+    counting and costing are lookups by small integers; processes made by :meth:`empty`
+    share the numbers."""
+
+    def __init__(self, alphabet: int, numbering: Numbering | None = None):
         self.alphabet = max(2, alphabet)
-        self.numbers: dict[Context, int] = {} if numbers is None else numbers
-        self.table, self.event_numbers = ([], {}) if table is None else table
-        self.counts: dict[tuple[int, str], int] = {}
-        self.totals: dict[int, int] = {}
+        self.numbering = Numbering() if numbering is None else numbering
+        self.table = self.numbering.table
+        self.counts: dict[int, int] = {}  # by key
+        self.totals: dict[int, int] = {}  # by context
         self.types: dict[int, int] = {}  # outcomes seen in each context
         self.outcomes: dict[int, set[str]] = {}  # which, once seen
 
     def empty(self) -> Processes:
         """Processes with no count that number contexts and events as these do."""
-        return Processes(self.alphabet, self.numbers, (self.table, self.event_numbers))
+        return Processes(self.alphabet, self.numbering)
 
     def counted(self, event: Event) -> Counted:
         """The event's number: in :attr:`table`, its keys in the counts (each context's
-        number, most general first, with the outcome) and its prior."""
+        number, most general first, with its key's) and its prior."""
         contexts, outcome = event
+        numbering = self.numbering
         numbers = []
         for context in reversed(contexts):
-            number = self.numbers.get(context)
+            number = numbering.contexts.get(context)
             if number is None:
-                number = self.numbers[context] = len(self.numbers)
+                number = numbering.contexts[context] = len(numbering.contexts)
             numbers.append(number)
         numbered = (tuple(numbers), outcome, self.prior(contexts[0][0], outcome))
-        found = self.event_numbers.get(numbered)
+        found = numbering.events.get(numbered)
         if found is None:
-            found = self.event_numbers[numbered] = len(self.table)
-            self.table.append((tuple((number, outcome) for number in numbers), numbered[2]))
+            found = numbering.events[numbered] = len(self.table)
+            keys = tuple((number, numbering.key(number, outcome)) for number in numbers)
+            self.table.append((keys, numbered[2]))
         return found
 
     def seen(self, context: Context) -> list[str]:
         """The outcomes counted in ``context`` (now), in a fixed order."""
-        number = self.numbers.get(context)
+        number = self.numbering.contexts.get(context)
         if number is None:
             return []
-        return sorted(o for o in self.outcomes.get(number, ()) if self.counts[number, o] > 0)
+        keys = self.numbering.keys
+        return sorted(
+            o for o in self.outcomes.get(number, ()) if self.counts[keys[number, o]] > 0
+        )
 
     def prior(self, kind_: str, outcome: str) -> float:
         if kind_ in PRIORS:
@@ -425,28 +448,31 @@ class Processes:
 
     def add(self, analysis: Analysis, times: int = 1) -> None:
         """Count the analysis's events ``times`` times (-1 takes them back)."""
-        counts, totals, types, outcomes = self.counts, self.totals, self.types, self.outcomes
+        counts, totals = self.counts, self.totals
         pairs, contexts = analysis.tally
+        count, total = counts.get, totals.get
         for key, many in pairs:
-            before = counts.get(key, 0)
+            before = count(key, 0)
             after = counts[key] = before + many * times
             if (after > 0) != (before > 0):  # the outcome is seen anew, or no longer
-                number, outcome = key
-                types[number] = types.get(number, 0) + (1 if after > 0 else -1)
-                if after > 0:
-                    outcomes.setdefault(number, set()).add(outcome)
+                self._seen(key, after > 0)
         for number, many in contexts:
-            totals[number] = totals.get(number, 0) + many * times
+            totals[number] = total(number, 0) + many * times
+
+    def _seen(self, key: int, now: bool) -> None:
+        number = self.numbering.key_contexts[key]
+        self.types[number] = self.types.get(number, 0) + (1 if now else -1)
+        if now:
+            self.outcomes.setdefault(number, set()).add(self.numbering.key_outcomes[key])
 
     def cost(self, event: Counted) -> float:
         keys, p = self.table[event]
-        counts, totals, types = self.counts, self.totals, self.types
-        for key in keys:
-            number = key[0]
-            total = totals.get(number, 0)
+        count, total_of, types = self.counts.get, self.totals.get, self.types
+        for number, key in keys:
+            total = total_of(number, 0)
             if total > 0:
                 seen = types[number]
-                p = (counts.get(key, 0) + seen * p) / (total + seen)
+                p = (count(key, 0) + seen * p) / (total + seen)
         return -math.log(p)
 
     def costs(self, found: Iterable[Counted], known: dict[Counted, float] | None = None) -> float:

@@ -278,28 +278,28 @@ class Search:
     ) -> tuple[float, list[str], Processes, list]:
         """Sweeps until no stem changes, then moves while one lowers the cost."""
         processes, chosen = self.start(strings)
-        total = self._settle(strings, processes, chosen)
+        costs = self._settle(strings, processes, chosen)
         while moves:
-            moved = self._move(strings, processes, chosen, total)
+            moved = self._move(strings, processes, chosen, costs)
             if moved is None:
                 break
-            total, strings, processes, chosen = moved
-        return total, strings, processes, chosen
+            costs, strings, processes, chosen = moved
+        return sum(costs), strings, processes, chosen
 
-    def _settle(self, strings, processes, chosen) -> float:
-        """Sweeps until no stem changes (at most :data:`SEARCH_SWEEPS`); the table's cost
-        then, each stem given all the others (a sweep's sum is not: it costs each stem before
-        the stems after it have moved)."""
+    def _settle(self, strings, processes, chosen) -> list[float]:
+        """Sweeps until no stem changes (at most :data:`SEARCH_SWEEPS`); each stem's cost
+        then, given all the others (the table's is their sum; a sweep's sum is not: it costs
+        each stem before the stems after it have moved)."""
         for _ in range(SEARCH_SWEEPS):
             changed, _ = self.sweep(strings, processes, chosen)
             if not changed:
                 break
         return self._cost_of_stems(range(len(self.stems)), strings, processes, chosen)
 
-    def _move(self, strings, processes, chosen, total):
+    def _move(self, strings, processes, chosen, costs):
         """The first move, most frequent first, that lowers the cost of the stems it changes
         (each given the others, the other moved stems moved too) and then, settled, the
-        table's."""
+        table's (``costs``: each stem's now)."""
         patterns: Counter[tuple[str, ...]] = Counter()
         options: dict[tuple[str, ...], dict[int, list[str]]] = {}  # each stem's, by change
         for number, (stem, string) in enumerate(zip(self.stems, strings, strict=True)):
@@ -313,19 +313,19 @@ class Search:
                 break
             moved = {number: found[0] for number, found in options[change].items()
                      if len(found) == 1}  # fmt: skip
-            if len(moved) < 2 or not self._gains(moved, strings, processes, chosen):
+            if len(moved) < 2 or not self._gains(moved, strings, processes, chosen, costs):
                 continue
             trial = [moved.get(number, string) for number, string in enumerate(strings)]
             trial_processes, trial_chosen = self.start(trial)
-            trial_total = self._settle(trial, trial_processes, trial_chosen)
-            if trial_total < total - 1e-9:
-                return trial_total, trial, trial_processes, trial_chosen
+            trial_costs = self._settle(trial, trial_processes, trial_chosen)
+            if sum(trial_costs) < sum(costs) - 1e-9:
+                return trial_costs, trial, trial_processes, trial_chosen
         return None
 
-    def _gains(self, moved, strings, processes, chosen) -> bool:
+    def _gains(self, moved, strings, processes, chosen, costs) -> bool:
         """Whether the moved stems cost less together in their new strings than in their
-        old ones (each leave-one-out, given the rest)."""
-        before = self._cost_of_stems(moved, strings, processes, chosen)
+        old ones (``costs``; each leave-one-out, given the rest)."""
+        before = sum(costs[number] for number in moved)
         after_chosen = list(chosen)
         for number, string in moved.items():
             for analysis in chosen[number].values():
@@ -336,7 +336,7 @@ class Search:
             for analysis in after_chosen[number].values():
                 processes.add(analysis)
         after_strings = [moved.get(number, string) for number, string in enumerate(strings)]
-        after = self._cost_of_stems(moved, after_strings, processes, after_chosen)
+        after = sum(self._cost_of_stems(moved, after_strings, processes, after_chosen))
         for number in moved:  # back as they were
             for analysis in after_chosen[number].values():
                 processes.add(analysis, -1)
@@ -344,15 +344,16 @@ class Search:
                 processes.add(analysis)
         return after < before - 1e-9
 
-    def _cost_of_stems(self, numbers, strings, processes, chosen) -> float:
-        total = 0.0
+    def _cost_of_stems(self, numbers, strings, processes, chosen) -> list[float]:
+        """The cost of each of the stems ``numbers``, given all the others."""
+        found = []
         for number in numbers:
             for analysis in chosen[number].values():
                 processes.add(analysis, -1)
-            total += cost_of(self.stems[number], strings[number], processes, {})[0]
+            found.append(cost_of(self.stems[number], strings[number], processes, {})[0])
             for analysis in chosen[number].values():
                 processes.add(analysis)
-        return total
+        return found
 
 
 def pattern(string: str, other: str) -> tuple[str, ...]:
