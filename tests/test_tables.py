@@ -414,6 +414,32 @@ def test_reliability_prefers_the_rewrite_the_other_stems_take():
     assert own[0] / own[1] == pytest.approx(2.5 / 2.5)
 
 
+def test_a_gap_in_a_citation_cell_is_the_lemma():
+    # the infinitive is the lemma on every verb that shows it: a verb whose known forms lack
+    # it has its lemma there; numbered stems have no such cell
+    verbs = [("werken", "werkt", "gewerkt"), ("maken", "maakt", "gemaakt"),
+             ("horen", "hoort", "gehoord"), ("leren", "leert", "geleerd")]  # fmt: skip
+    cells = ("V;NFIN", "V;3;SG", "V.PTCP")
+    examples = [
+        Example(Entry(forms[0], (cell,), form), segment(form), ())
+        for forms in verbs
+        for cell, form in zip(cells, forms, strict=True)
+    ]
+    citations = Rewrites(examples, spell=lambda lemmas: [segment(x) for x in lemmas]).citations
+    assert citations.cells == ["V;NFIN"]
+    known = {"V;3;SG": segment("bakt")}
+    assert citations.form("bakken", "V;NFIN", known) == segment("bakken")
+    assert citations.form("bakken\t7", "V;NFIN", known) == segment("bakken")  # predict's name
+    assert citations.form("bakken", "V.PTCP", known) is None  # not a citation cell
+    assert citations.form("bakken", "V;NFIN", {}) is None  # no cell of its paradigm known
+    numbered = [
+        Example(Entry(str(number), (cell,), form), segment(form), ())
+        for number, forms in enumerate(verbs)
+        for cell, form in zip(cells, forms, strict=True)
+    ]
+    assert Rewrites(numbered).citations.cells == []
+
+
 def test_the_reliability_votes_as_much_as_the_judges_together():
     ler, lar = segment("ekler"), segment("eklar")
     # the model prefers -lar a little; the table's other stems take -ler far more often

@@ -81,6 +81,16 @@ def parse_lemma(text: str, where: str) -> str:
     return lemma
 
 
+# predict names a lemma the model lacks apart for each run of rows it has: the lemma, this
+# mark, the line of the run's first row (phonkit.tasks.predict.by_run)
+RUN_MARK = "\t"
+
+
+def as_written(lemma: str) -> str:
+    """A lemma as its input wrote it, without the run of rows predict names it apart by."""
+    return lemma.partition(RUN_MARK)[0]
+
+
 def segment(form: str) -> tuple[str, ...]:
     """Orthographic surface symbols: the NFC code points of the form."""
     return tuple(unicodedata.normalize("NFC", form))

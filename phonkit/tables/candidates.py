@@ -18,12 +18,14 @@ strings alone carry (docs/underlying-forms.md).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 
 from phonkit.data.encoding import Example, Vocabularies
 from phonkit.model.copying import CopyModel
 from phonkit.model.phonology import Phonology
 from phonkit.run.directory import Run
 from phonkit.run.factory import load_copy_models
+from phonkit.tables.citations import Citations, Spell
 from phonkit.tables.judges import by_every_judge, scored_by
 from phonkit.tables.rewrites import CellRewrites, Edit, Paradigm, Symbols, apply
 from phonkit.tables.sizes import EXCEPTIONLESS, SPELLED
@@ -38,8 +40,10 @@ class Rewrites:
         examples: Sequence[Example],
         copies: Sequence[CopyModel] = (),
         strings: UnderlyingStrings | None = None,
+        spell: Spell | None = None,
     ):
         self.paradigms = dict(known_forms(examples))
+        self.citations = Citations(examples, spell)  # ``spell``: lemmas as forms are spelled
         self.analogy = CellRewrites(self.paradigms)
         self.copies = list(copies)
         self.strings = strings  # with them, the candidates are their spell-outs alone
@@ -54,9 +58,14 @@ class Rewrites:
         candidates = run.config.model.candidates
         if candidates == "model":
             return None
+        spell = cache(run.transcriber)
+
+        def spelled(lemmas: Sequence[str]) -> list[Symbols]:
+            return spell().transcribe(run.config.lang or "", list(lemmas))
+
         if candidates == "ur":
-            return cls(run.examples("train"), strings=strings_of(run))
-        return cls(run.examples("train"), load_copy_models(run))
+            return cls(run.examples("train"), strings=strings_of(run), spell=spelled)
+        return cls(run.examples("train"), load_copy_models(run), spell=spelled)
 
     def known(self, lemma: str, given: Paradigm | None = None) -> Paradigm:
         """The known forms of ``lemma``: its training paradigm and ``given``."""
@@ -94,13 +103,19 @@ class Rewrites:
         probable first (the model's -log p in one batch; with copy models, the mean of every
         judge's posterior), or the first copy model's greedy form where there is no
         candidate (nothing without copy models); with underlying strings, their
-        spell-outs."""
+        spell-outs. A gap in a citation cell of its paradigm is the lemma
+        (:mod:`~phonkit.tables.citations`)."""
         found = [(word, self.known(word.entry.lemma, given)) for word, given in words]
+        cited = [
+            self.citations.form(word.entry.lemma, word.entry.bundle, known)
+            for word, known in found
+        ]
         if self.strings is not None:
-            return [self.spelled(word.entry.lemma, word.entry.bundle, known)
-                    for word, known in found]  # fmt: skip
+            return [[lemma] if lemma else self.spelled(word.entry.lemma, word.entry.bundle, known)
+                    for (word, known), lemma in zip(found, cited, strict=True)]  # fmt: skip
         candidates = [
-            self.candidates(word.entry.lemma, word.entry.bundle, known) for word, known in found
+            [lemma] if lemma else self.candidates(word.entry.lemma, word.entry.bundle, known)
+            for (word, known), lemma in zip(found, cited, strict=True)
         ]
         judged = scored_by(model, vocabularies, [word for word, _ in words], candidates, precision)
         result = []

@@ -15,7 +15,14 @@ from typing import IO
 import torch
 
 from phonkit.data.encoding import Example, Vocabularies, encode, encode_morphemes
-from phonkit.data.lexicon import LEMMA, Decomposition, Entry, parse_features, parse_lemma
+from phonkit.data.lexicon import (
+    LEMMA,
+    RUN_MARK,
+    Decomposition,
+    Entry,
+    parse_features,
+    parse_lemma,
+)
 from phonkit.data.tsv import open_bytes, read_rows
 from phonkit.errors import InputError, at
 from phonkit.model.decoding import best, total_nll
@@ -165,7 +172,7 @@ def by_run(cells: Sequence[Cell], morphemes) -> list[Entry]:
         if LEMMA + lemma in morphemes:
             entries.append(cell.entry)
         else:
-            entries.append(replace(cell.entry, lemma=f"{lemma}\t{first}"))
+            entries.append(replace(cell.entry, lemma=f"{lemma}{RUN_MARK}{first}"))
     return entries
 
 
