@@ -12,7 +12,8 @@ model's own decoding, or the first copy model's greedy form where the run has co
 
 With ``model.candidates = ur`` a gap's forms are instead those its stem's underlying string
 spells out (:mod:`phonkit.tables.strings`), most probable first, and nothing else: what the
-strings alone carry (docs/underlying-forms.md).
+strings alone carry (docs/underlying-forms.md). Either way, a gap in a cell whose forms are
+their lemma is the lemma (:mod:`phonkit.tables.citations`).
 """
 
 from __future__ import annotations
@@ -111,11 +112,11 @@ class Rewrites:
             for word, known in found
         ]
         if self.strings is not None:
-            return [[lemma] if lemma else self.spelled(word.entry.lemma, word.entry.bundle, known)
-                    for (word, known), lemma in zip(found, cited, strict=True)]  # fmt: skip
+            return [[form] if form else self.spelled(word.entry.lemma, word.entry.bundle, known)
+                    for (word, known), form in zip(found, cited, strict=True)]  # fmt: skip
         candidates = [
-            [lemma] if lemma else self.candidates(word.entry.lemma, word.entry.bundle, known)
-            for (word, known), lemma in zip(found, cited, strict=True)
+            [form] if form else self.candidates(word.entry.lemma, word.entry.bundle, known)
+            for (word, known), form in zip(found, cited, strict=True)
         ]
         judged = scored_by(model, vocabularies, [word for word, _ in words], candidates, precision)
         result = []

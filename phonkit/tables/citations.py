@@ -31,7 +31,7 @@ class Citations:
 
     def __init__(self, examples: Sequence[Example], spell: Spell | None = None):
         forms: Counter[str] = Counter()
-        lemmas: Counter[str] = Counter()
+        as_lemma: Counter[str] = Counter()
         cells: dict[str, set[str]] = {}
         self.spelled: dict[str, Symbols] = {}
         for example in examples:
@@ -39,12 +39,12 @@ class Citations:
             forms[entry.bundle] += 1
             cells.setdefault(entry.lemma, set()).add(entry.bundle)
             if entry.form == entry.lemma:
-                lemmas[entry.bundle] += 1
+                as_lemma[entry.bundle] += 1
                 self.spelled[entry.lemma] = example.surface
         self.cells = sorted(
             bundle
             for bundle, total in forms.items()
-            if total >= EXCEPTIONLESS and lemmas[bundle] >= CITATION_SHARE * total
+            if total >= EXCEPTIONLESS and as_lemma[bundle] >= CITATION_SHARE * total
         )
         self.beside: dict[str, set[str]] = {cell: set() for cell in self.cells}
         for bundles in cells.values():
