@@ -7,8 +7,8 @@ depends on the stem, which is what its underlying form encodes. So a gap's candi
 the affix rewrites of the stem's known forms into the gap's cell (every rewrite the table
 shows between the two cells, :class:`~phonkit.tables.rewrites.CellRewrites`), and judges
 choose (:mod:`phonkit.tables.judges`), the table's count of how reliable each rewrite is
-among them where the run has copy models. A gap with no candidate (no rewrite applies) gets the
-model's own decoding, or the first copy model's greedy form where the run has copy models.
+among them. A gap with no candidate (no rewrite applies) gets the model's own decoding, or
+the first copy model's greedy form where the run has copy models.
 
 With ``model.candidates = ur`` a gap's forms are instead those its stem's underlying string
 spells out (:mod:`phonkit.tables.strings`), most probable first, and nothing else: what the
@@ -101,8 +101,9 @@ class Rewrites:
         precision: str = "auto",
     ) -> list[list[Symbols]]:
         """For each (word, its known forms beside the training ones): its candidates, most
-        probable first (the model's -log p in one batch; with copy models, the mean of every
-        judge's posterior), or the first copy model's greedy form where there is no
+        probable first (the mean of every judge's posterior, the model's -log p in one batch
+        and the copy models' where the run has them, with the rewrites' reliability beside
+        them), or the first copy model's greedy form where there is no
         candidate (nothing without copy models); with underlying strings, their
         spell-outs. A gap in a citation cell of its paradigm is the lemma
         (:mod:`~phonkit.tables.citations`)."""
@@ -124,7 +125,7 @@ class Rewrites:
             forms = [form for form, _ in scored]
             if len(forms) > 1:
                 lemma, bundle = word.entry.lemma, word.entry.bundle
-                reliable = self.reliability(lemma, bundle, forms, known) if self.copies else []
+                reliable = self.reliability(lemma, bundle, forms, known)
                 forms = by_every_judge(scored, self.copies, known, bundle, reliable)
             elif not forms and self.copies:
                 guess = self.copies[0].greedy(known, word.entry.bundle)

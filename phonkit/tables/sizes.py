@@ -51,7 +51,10 @@ CITATION_SHARE = 0.95
 
 # The weight of the rewrites' reliability (how often the table's other stems take the rewrite
 # that makes a candidate) beside the judges' mean posterior: equal to it. With it, 79.0 on
-# the 33 tables (77.8 without) and 48.2 on 18 tables never tuned on (45.6). "Judges".
+# the 33 tables (77.8 without) and 48.2 on 18 tables never tuned on (45.6). "Judges". Where
+# the model judges alone (no copy models: more than COPY_CELLS cells, or `analogy`), on
+# UniMorph Dutch 3,000 forms: seen paradigms 96.00 -> 96.33, new lemmas 85.87 -> 88.10.
+# "Citation forms".
 RELIABILITY = 1.0
 
 # The copy models' work: about COPY_PASSES example passes, at most COPY_UPDATES updates, and
