@@ -33,10 +33,11 @@ def rows(table):
 
 
 def examples(table):
+    """The examples of a table of stems and their forms, the cells named 1, 2, ..."""
     return [
-        Example(Entry(stem, (cell,), form), segment(form), ())
+        Example(Entry(stem, (str(cell),), form), segment(form), ())
         for stem, forms in table.items()
-        for cell, form in zip("12", forms, strict=True)
+        for cell, form in enumerate(forms, 1)
     ]
 
 
@@ -165,13 +166,7 @@ COPYING = {
 
 
 def test_a_suffix_vowel_that_copies_the_stems_is_read_by_harmony():
-    strings = UnderlyingStrings(
-        [
-            Example(Entry(stem, (cell,), form), segment(form), ())
-            for stem, forms in COPYING.items()
-            for cell, form in zip("123", forms, strict=True)
-        ]
-    )
+    strings = UnderlyingStrings(examples(COPYING))
     assert strings.inference.evidence.harmonic == {("s", "1", 0), ("s", "2", 0)}
     given = {"1": segment("ɡunun"), "3": segment("ɡuni")}  # a vowel the table never showed
     assert "".join(strings.spell("ɡun", "2", given)[0][0]) == "ɡunum"  # not the frequent -am
