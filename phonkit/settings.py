@@ -345,8 +345,8 @@ class TrainConfig(Checked):
     )
     precision: str = setting(
         "auto",
-        "auto (bfloat16 where the device has native bfloat16 units: CUDA GPUs, CPUs with "
-        "AVX-512 BF16 or AMX; else fp32), fp32, or bf16.",
+        "auto (bfloat16 on CPUs with native bfloat16 units, AVX-512 BF16 or AMX; else fp32, "
+        "CUDA GPUs included), fp32, or bf16.",
         choices=PRECISIONS,
     )
     uf_lr_scale: float = setting(

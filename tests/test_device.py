@@ -1,4 +1,5 @@
-"""The CPU threads a training takes: one fewer for each core other processes keep busy."""
+"""The CPU threads a training takes (one fewer for each core other processes keep busy), and
+the precision ``auto`` chooses."""
 
 from __future__ import annotations
 
@@ -75,3 +76,11 @@ def test_shared_cpu_keeps_torch_s_threads_on_a_quiet_cpu(two_cores, caplog):
     with caplog.at_level("INFO", logger="phonkit"), device.shared_cpu(torch.device("cpu"), "x"):
         assert torch.get_num_threads() == 2
     assert caplog.messages == []
+
+
+@pytest.mark.parametrize("units, expected", [(True, "bf16"), (False, "fp32")])
+def test_auto_precision_is_bfloat16_only_on_a_cpu_with_its_units(monkeypatch, units, expected):
+    monkeypatch.setattr(device, "native_bf16", lambda where: units)
+    assert device.resolve_precision(torch.device("cpu")) == expected
+    assert device.resolve_precision(torch.device("cuda")) == "fp32"  # measured slower there
+    assert device.resolve_precision(torch.device("cuda"), "bf16") == "bf16"

@@ -1,7 +1,8 @@
 """Where and in what precision a model runs: the device policy (``auto`` takes a GPU when
 there is one), the precision policy (``auto`` takes bfloat16 where the device has native
-bfloat16 units) and the thread policy (:func:`cpu_threads`: one thread for small data, else
-those other processes leave free), in one place for training, decoding, fitting and scoring,
+bfloat16 units and bfloat16 was measured faster: CPUs with AVX-512 BF16 or AMX, not CUDA
+GPUs) and the thread policy (:func:`cpu_threads`: one thread for small data, else those
+other processes leave free), in one place for training, decoding, fitting and scoring,
 whether the command line or Python asks for them."""
 
 from __future__ import annotations
@@ -42,17 +43,20 @@ def native_bf16(device: torch.device) -> bool:
 
 
 def resolve_precision(device: torch.device, precision: str = "auto") -> str:
-    """``fp32`` or ``bf16``: ``auto`` takes bfloat16 where the device has native units."""
+    """``fp32`` or ``bf16``: ``auto`` takes bfloat16 where it was measured faster than
+    float32, on CPUs with native bfloat16 units; float32 on CUDA GPUs, where bfloat16
+    autocast trained and decoded phonkit's models a fifth slower (an H200, docs/benchmarks.md#gpu)
+    and elsewhere, where bfloat16 is emulated."""
     if precision not in PRECISIONS:
         raise InputError(f"unknown precision {precision!r}; use {', '.join(PRECISIONS)}")
     if precision == "auto":
-        return "bf16" if native_bf16(device) else "fp32"
+        return "bf16" if device.type == "cpu" and native_bf16(device) else "fp32"
     return precision
 
 
 def autocast(device: torch.device, precision: str = "auto"):
     """Mixed precision: ``bf16`` autocasts matrix products (and the LSTM) to bfloat16,
-    ``fp32`` never does, ``auto`` does where the device has native bfloat16 units (results
+    ``fp32`` never does, ``auto`` does as :func:`resolve_precision` says (results
     then differ from float32 in the last digits; see docs/benchmarks.md)."""
     if resolve_precision(device, precision) == "bf16":
         return torch.autocast(device.type, dtype=torch.bfloat16)
