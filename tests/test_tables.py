@@ -448,3 +448,26 @@ def test_the_reliability_votes_as_much_as_the_judges_together():
     assert by_every_judge(scored, [], {}, "pl", [0.2, 0.8]) == [ler, lar]
     # against a judge that is sure, the reliability does not decide
     assert by_every_judge([(lar, 1.0), (ler, 9.0)], [], {}, "pl", [0.2, 0.8]) == [lar, ler]
+
+
+def test_a_rewrite_applies_up_to_the_alternants_its_cells_show():
+    # kitabı → kitap: only back-vowel stems show the b-stems' devoicing, but ı → ∅ beside
+    # i → ∅ makes ı and i alternants between the two cells, so sebebi → sebep is a candidate
+    rows = [("kitabı", "kitap"), ("dolabı", "dolap"), ("kızı", "kız"), ("evi", "ev"),
+            ("eli", "el"), ("sebebi", "")]  # fmt: skip
+    examples = [
+        Example(Entry(str(number), (cell,), form), segment(form), ())
+        for number, row in enumerate(rows)
+        for cell, form in zip(("acc", "nom"), row, strict=True)
+        if form
+    ]
+    rewrites = Rewrites(examples)
+    assert rewrites.analogy.alternants["acc", "nom"] == {("ı", "i"), ("i", "ı")}
+    assert rewrites.candidates("5", "nom") == [segment("sebeb"), segment("sebep")]
+    # a rewrite applied up to alternants is as reliable as the table finds it: kitabı → kitap
+    # holds on both stems it applies to, as evi → ev does
+    found = rewrites.candidates("5", "nom")
+    sebeb, sebep = rewrites.reliability("5", "nom", found, rewrites.known("5"))
+    assert sebeb == sebep == pytest.approx(0.5)
+    # no alternants where no two rewrites of the cells differ by one symbol alone
+    assert rewrites.analogy.alternants["nom", "acc"] == frozenset()

@@ -74,16 +74,15 @@ class Rewrites:
 
     def candidates(self, lemma: str, bundle: str, known: Paradigm | None = None) -> list[Symbols]:
         """The forms of ``lemma`` in ``bundle`` that the rewrites make from its known forms
-        (its training paradigm and ``known``), most often seen rewrite first, without
+        (its training paradigm and ``known``), most often seen rewrite first, then those they
+        make up to their alternants (:func:`~phonkit.tables.rewrites.apply`), without
         repeats. Where a known cell goes to ``bundle`` by one rewrite without exception (on
         at least :data:`~phonkit.tables.sizes.EXCEPTIONLESS` stems), its forms are the only
         candidates: the table leaves nothing to choose."""
-        forms = self.known(lemma, known)
+        forms = {cell: form for cell, form in self.known(lemma, known).items() if cell != bundle}
         found: dict[Symbols, None] = {}
         certain: dict[Symbols, None] = {}
         for source, form in forms.items():
-            if source == bundle:
-                continue
             rules = self.analogy.rules.get((source, bundle), [])
             for rule, count in rules:
                 rewritten = apply(rule, form)
@@ -91,7 +90,17 @@ class Rewrites:
                     found.setdefault(rewritten)
                     if len(rules) == 1 and count >= EXCEPTIONLESS:
                         certain.setdefault(rewritten)
-        return list(certain or found)
+        if certain:
+            return list(certain)
+        for source, form in forms.items():
+            alternants = self.analogy.alternants.get((source, bundle))
+            if not alternants:
+                continue
+            for rule, _ in self.analogy.rules[source, bundle]:
+                rewritten = apply(rule, form, alternants)
+                if rewritten:
+                    found.setdefault(rewritten)
+        return list(found)
 
     def ranked(
         self,
@@ -137,16 +146,17 @@ class Rewrites:
         self, lemma: str, bundle: str, forms: Sequence[Symbols], known: Paradigm
     ) -> list[float]:
         """How reliable the table finds the rewrite that makes each of ``forms`` from
-        ``lemma``'s ``known`` forms: over the other stems whose form in the rewrite's source
-        cell it applies to, the share it rewrites into their form in ``bundle``, (right + ½) /
-        (applies + 1); the best over the rewrites that make the form, normalised over
-        ``forms``."""
+        ``lemma``'s ``known`` forms (up to its alternants): over the other stems whose form
+        in the rewrite's source cell it applies to, the share it rewrites into their form in
+        ``bundle``, (right + ½) / (applies + 1); the best over the rewrites that make the
+        form, normalised over ``forms``."""
         best = [0.0] * len(forms)
         place = {form: number for number, form in enumerate(forms)}
         own = self.paradigms.get(lemma, {})  # not evidence for its own gap
         for source, form in known.items():
+            alternants = self.analogy.alternants.get((source, bundle), frozenset())
             for rule, (applies, right) in self.tally(source, bundle).items():
-                made = apply(rule, form)
+                made = apply(rule, form, alternants)
                 if made not in place:
                     continue
                 mine = apply(rule, own[source]) if source in own and bundle in own else None

@@ -3,6 +3,10 @@ and the rewrites between two cells of a table, counted over its stems.
 
 From a pair of forms it keeps their longest common substring, the stem, and rewrites what is
 before and after it (``werken -> gewerkt``: prefix ``'' -> 'ge'``, suffix ``'en' -> 't'``).
+Two rewrites between the same two cells that differ in one symbol alone (``ı -> ın`` and
+``i -> in``) make that symbol pair *alternants* there, and a rewrite applies up to them: a
+stem whose form shows the rewrite's affix with the other alternant is rewritten too
+(``kitabı -> kitap`` makes ``sebebi -> sebep``, though no stem of the table shows ``bi -> p``).
 The candidates of a gap (:mod:`phonkit.tables.candidates`) and the analogy baseline
 (:mod:`phonkit.tasks.baseline`) both read the rewrites a table shows between its cells.
 """
@@ -10,12 +14,13 @@ The candidates of a gap (:mod:`phonkit.tables.candidates`) and the analogy basel
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from difflib import SequenceMatcher
 
 Symbols = tuple[str, ...]
 Edit = tuple[Symbols, Symbols, Symbols, Symbols]  # old prefix, new prefix, old suffix, new suffix
 Paradigm = dict[str, Symbols]  # a stem's known forms by cell
+Alternants = frozenset[tuple[str, str]]  # symbol pairs a rewrite may take one for the other
 
 
 def edit(source: Symbols, target: Symbols) -> Edit:
@@ -33,13 +38,63 @@ def edit(source: Symbols, target: Symbols) -> Edit:
     )
 
 
-def apply(rule: Edit, form: Symbols) -> Symbols | None:
-    """``form`` rewritten by ``rule``, or None when it lacks the rule's prefix or suffix."""
+def apply(rule: Edit, form: Symbols, alternants: Alternants = frozenset()) -> Symbols | None:
+    """``form`` rewritten by ``rule``, or None when it lacks the rule's prefix or suffix. With
+    ``alternants``, also where its prefix or suffix differs from the rule's only by symbols
+    that stand for their alternants, each alternant then taking its symbol's place in the new
+    affix too (*evi* by the rule *ı → ın* of *kitabı → kitabın*: *evin*)."""
     old_prefix, new_prefix, old_suffix, new_suffix = rule
     start, end = len(old_prefix), len(form) - len(old_suffix)
-    if end < start or form[:start] != old_prefix or form[end:] != old_suffix:
+    if end < start:
         return None
-    return new_prefix + form[start:end] + new_suffix
+    prefix = _rewritten(old_prefix, form[:start], new_prefix, alternants)
+    suffix = _rewritten(old_suffix, form[end:], new_suffix, alternants)
+    if prefix is None or suffix is None:
+        return None
+    return prefix + form[start:end] + suffix
+
+
+def _rewritten(
+    old: Symbols, found: Symbols, new: Symbols, alternants: Alternants
+) -> Symbols | None:
+    """``new`` where ``found`` is ``old`` up to ``alternants``, each alternant in place of its
+    symbol in ``new`` too; None where it is not."""
+    if found == old:
+        return new
+    swaps: dict[str, str] = {}
+    for ours, theirs in zip(old, found, strict=True):
+        if ours != theirs and (
+            (ours, theirs) not in alternants or swaps.setdefault(ours, theirs) != theirs
+        ):
+            return None
+    return tuple(swaps.get(symbol, symbol) for symbol in new)
+
+
+def alternants_of(rules: Iterable[Edit]) -> Alternants:
+    """The symbol pairs that tell two of ``rules`` (rewrites between the same two cells)
+    apart alone: their old affixes differ by that pair only, and swapping it in the one's
+    new affixes gives the other's (*ı → ın* and *i → in*: ı and i)."""
+    by_shape: dict[tuple[int, int], list[Edit]] = defaultdict(list)
+    for rule in rules:
+        by_shape[len(rule[0]), len(rule[2])].append(rule)
+    found: set[tuple[str, str]] = set()
+    for same_shape in by_shape.values():
+        for number, one in enumerate(same_shape):
+            for other in same_shape[number + 1 :]:
+                if pair := _one_swap(one, other):
+                    found.update({pair, pair[::-1]})
+    return frozenset(found)
+
+
+def _one_swap(one: Edit, other: Edit) -> tuple[str, str] | None:
+    """The symbol pair whose swap turns rewrite ``one`` into ``other``, if one does."""
+    olds = zip(one[0] + one[2], other[0] + other[2], strict=True)
+    differ = {(a, b) for a, b in olds if a != b}
+    if len(differ) != 1:
+        return None
+    ((a, b),) = differ
+    swapped = [tuple(b if symbol == a else symbol for symbol in new) for new in (one[1], one[3])]
+    return (a, b) if swapped == [other[1], other[3]] else None
 
 
 def cell_pairs(paradigms: dict[str, Paradigm]) -> Iterator[tuple[str, str, Symbols, Symbols]]:
@@ -54,8 +109,9 @@ def cell_pairs(paradigms: dict[str, Paradigm]) -> Iterator[tuple[str, str, Symbo
 
 class CellRewrites:
     """For each ordered pair of cells (a, b), the rewrites of the a-form into the b-form,
-    counted over the stems that have both: ``rules[a, b]``, most frequent first, and
-    ``pairs[a, b]``, the number of such stems."""
+    counted over the stems that have both: ``rules[a, b]``, most frequent first,
+    ``pairs[a, b]``, the number of such stems, and ``alternants[a, b]``, the symbol pairs
+    those rewrites tell apart alone (:func:`alternants_of`)."""
 
     def __init__(self, paradigms: dict[str, Paradigm]):
         counts: dict[tuple[str, str], Counter[Edit]] = defaultdict(Counter)
@@ -63,3 +119,4 @@ class CellRewrites:
             counts[source, target][edit(source_form, target_form)] += 1
         self.rules = {pair: c.most_common() for pair, c in counts.items()}
         self.pairs = {pair: sum(c.values()) for pair, c in counts.items()}
+        self.alternants = {pair: alternants_of(c) for pair, c in counts.items()}
