@@ -47,6 +47,9 @@ def main() -> None:
     shares, sizes = [], []
     for name, path in tables(args.folder).items():
         cells, covered, offered = coverage(path, args.seed)
+        if not cells:  # no stem with enough known cells to hold one out
+            print(f"| {name} | 0 | | |")
+            continue
         shares.append(100 * covered / cells)
         sizes.append(offered / cells)
         print(f"| {name} | {cells} | {shares[-1]:.1f} | {sizes[-1]:.2f} |")
