@@ -26,6 +26,17 @@ STEMS = ["klup", "dom", "snop", "kot", "ʒab", "lis", "nos", "pat", "ruk", "sem"
 VOICED = {"p": "b", "t": "d", "k": "ɡ"}
 
 
+def examples_of(rows, cells, numbered=True):
+    """A table's training examples: each row's forms in ``cells`` (an empty form is a gap),
+    its stem named by the row's number or, with ``numbered=False``, by its first form."""
+    return [
+        Example(Entry(str(number) if numbered else row[0], (cell,), form), segment(form), ())
+        for number, row in enumerate(rows)
+        for cell, form in zip(cells, row, strict=True)
+        if form
+    ]
+
+
 def row(stem: str) -> list[str]:
     locative = stem[:-1] + VOICED.get(stem[-1], stem[-1]) + "a"
     return [stem, stem + "i", locative]
@@ -395,12 +406,7 @@ def test_reliability_prefers_the_rewrite_the_other_stems_take():
     # -ler after a front vowel on three stems, -lar after it on one: both rewrites make a
     # candidate for a new front-vowel stem, and the table trusts the one its stems take.
     rows = [("ev", "evler"), ("ip", "ipler"), ("el", "eller"), ("dil", "dillar"), ("at", "atlar")]
-    examples = [
-        Example(Entry(stem, (cell,), form), segment(form), ())
-        for stem, plural in rows
-        for cell, form in (("sg", stem), ("pl", plural))
-    ]
-    rewrites = Rewrites(examples)
+    rewrites = Rewrites(examples_of(rows, ("sg", "pl"), numbered=False))
     known = {"sg": segment("ek")}
     forms = [segment("ekler"), segment("eklar")]
     ler, lar = rewrites.reliability("ek", "pl", forms, known)
@@ -420,11 +426,7 @@ def test_a_gap_in_a_citation_cell_is_the_lemma():
     verbs = [("werken", "werkt", "gewerkt"), ("maken", "maakt", "gemaakt"),
              ("horen", "hoort", "gehoord"), ("leren", "leert", "geleerd")]  # fmt: skip
     cells = ("V;NFIN", "V;3;SG", "V.PTCP")
-    examples = [
-        Example(Entry(forms[0], (cell,), form), segment(form), ())
-        for forms in verbs
-        for cell, form in zip(cells, forms, strict=True)
-    ]
+    examples = examples_of(verbs, cells, numbered=False)
     citations = Rewrites(examples, spell=lambda lemmas: [segment(x) for x in lemmas]).citations
     assert citations.cells == ["V;NFIN"]
     known = {"V;3;SG": segment("bakt")}
@@ -432,12 +434,7 @@ def test_a_gap_in_a_citation_cell_is_the_lemma():
     assert citations.form("bakken\t7", "V;NFIN", known) == segment("bakken")  # predict's name
     assert citations.form("bakken", "V.PTCP", known) is None  # not a citation cell
     assert citations.form("bakken", "V;NFIN", {}) is None  # no cell of its paradigm known
-    numbered = [
-        Example(Entry(str(number), (cell,), form), segment(form), ())
-        for number, forms in enumerate(verbs)
-        for cell, form in zip(cells, forms, strict=True)
-    ]
-    assert Rewrites(numbered).citations.cells == []
+    assert Rewrites(examples_of(verbs, cells)).citations.cells == []
 
 
 def test_the_reliability_votes_as_much_as_the_judges_together():
@@ -455,13 +452,7 @@ def test_a_rewrite_applies_up_to_the_alternants_its_cells_show():
     # i → ∅ makes ı and i alternants between the two cells, so sebebi → sebep is a candidate
     rows = [("kitabı", "kitap"), ("dolabı", "dolap"), ("kızı", "kız"), ("evi", "ev"),
             ("eli", "el"), ("sebebi", "")]  # fmt: skip
-    examples = [
-        Example(Entry(str(number), (cell,), form), segment(form), ())
-        for number, row in enumerate(rows)
-        for cell, form in zip(("acc", "nom"), row, strict=True)
-        if form
-    ]
-    rewrites = Rewrites(examples)
+    rewrites = Rewrites(examples_of(rows, ("acc", "nom")))
     assert rewrites.analogy.alternants["acc", "nom"] == {("ı", "i"), ("i", "ı")}
     assert rewrites.candidates("5", "nom") == [segment("sebeb"), segment("sebep")]
     # a rewrite applied up to alternants is as reliable as the table finds it: kitabı → kitap
