@@ -1,59 +1,89 @@
-"""How often the gold form is among a held-out cell's analogy candidates.
+"""How often the gold form is among a held-out cell's candidates, analogy's or the strings'.
 
-    python benchmarks/candidate_coverage.py ../shared/data/textbook [--seed 1]
+    python benchmarks/candidate_coverage.py ../shared/data/textbook [--seed 1] [--candidates ur]
 
 For every table of the folder and the held-out cells of its five folds (those of
-``phonkit experiment tables``), the candidates ``model.candidates = analogy`` lets the model
-choose among (:meth:`phonkit.tables.candidates.Rewrites.candidates`, learnt on the fold's
-training cells): the share of cells whose gold form is one of them (the best a model that
-only chooses can do), and the mean number of candidates. Prints a Markdown table and the
-means over tables. No training: seconds.
+``phonkit experiment tables``), the candidates that ``model.candidates`` gives a gap, learnt
+on the fold's training cells: with ``analogy`` (the default), the rewrites the model chooses
+among (:meth:`phonkit.tables.candidates.Rewrites.candidates`); with ``ur``, the forms the
+stem's underlying string spells out, most probable first, or the lemma in a citation cell.
+Prints a Markdown table, per table: the share of cells whose gold form is a candidate (the
+best a model that only chooses can do) and the mean number of candidates; with ``ur`` also
+the share whose first candidate is the gold form, which is ``--candidates ur``'s ACC
+without training a model (its runs train one that the strings never read). Then the means
+over tables. Seconds (a minute with ``ur``).
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 
 from phonkit.data.encoding import Example
 from phonkit.data.lexicon import segment
 from phonkit.data.table import FOLDS, fold_split, read_table
 from phonkit.experiments.paradigm_tables import tables
+from phonkit.plugins import feature_table
 from phonkit.tables.candidates import Rewrites
+from phonkit.tables.rewrites import Symbols
+from phonkit.tables.strings import UnderlyingStrings
 
 
-def coverage(path: Path, seed: int) -> tuple[int, int, int]:
-    """Held-out cells, those whose gold form is a candidate, and candidates in all."""
+def coverage(path: Path, seed: int, strings: bool) -> tuple[int, int, int, int]:
+    """Held-out cells, those whose gold form is a candidate, those whose gold form is the
+    first candidate, and candidates in all."""
     entries = read_table(path).entries()
-    cells = covered = offered = 0
+    cells = covered = first = offered = 0
     for fold in range(1, FOLDS + 1):
         split = fold_split(entries, fold, seed)
-        rewrites = Rewrites([Example(e, segment(e.form), ()) for e in split.train])
+        examples = [Example(e, segment(e.form), ()) for e in split.train]
+        ur = UnderlyingStrings(examples, features=feature_table()) if strings else None
+        rewrites = Rewrites(examples, strings=ur)
         for entry in split.test:
-            found = rewrites.candidates(entry.lemma, entry.bundle)
+            found = candidates(rewrites, entry.lemma, entry.bundle, strings)
+            gold = segment(entry.form)
             cells += 1
-            covered += segment(entry.form) in found
+            covered += gold in found
+            first += found[:1] == [gold]
             offered += len(found)
-    return cells, covered, offered
+    return cells, covered, first, offered
+
+
+def candidates(rewrites: Rewrites, lemma: str, bundle: str, strings: bool) -> Sequence[Symbols]:
+    """A gap's candidates as ``model.candidates`` (``analogy``, or ``ur`` with ``strings``)
+    gives them."""
+    if not strings:
+        return rewrites.candidates(lemma, bundle)
+    known = rewrites.known(lemma)
+    cited = rewrites.citations.form(lemma, bundle, known)
+    return [cited] if cited else rewrites.spelled(lemma, bundle, known)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--candidates", choices=("analogy", "ur"), default="analogy")
     args = parser.parse_args()
-    print("| table | held-out cells | gold among the candidates (%) | candidates per cell |")
-    print("|---|---:|---:|---:|")
-    shares, sizes = [], []
+    strings = args.candidates == "ur"
+    first = " first candidate right (%) |" if strings else ""
+    header = f"| table | held-out cells | gold among the candidates (%) |{first}"
+    print(f"{header} candidates per cell |")
+    print("|---|---:|---:|" + ("---:|" if strings else "") + "---:|")
+    shares, firsts, sizes = [], [], []
     for name, path in tables(args.folder).items():
-        cells, covered, offered = coverage(path, args.seed)
+        cells, covered, first, offered = coverage(path, args.seed, strings)
         if not cells:  # no stem with enough known cells to hold one out
-            print(f"| {name} | 0 | | |")
+            print(f"| {name} | 0 | |{' |' if strings else ''} |")
             continue
         shares.append(100 * covered / cells)
+        firsts.append(100 * first / cells)
         sizes.append(offered / cells)
-        print(f"| {name} | {cells} | {shares[-1]:.1f} | {sizes[-1]:.2f} |")
-    print(f"| mean over {len(shares)} tables | | {sum(shares) / len(shares):.1f} | "
+        right = f" {firsts[-1]:.1f} |" if strings else ""
+        print(f"| {name} | {cells} | {shares[-1]:.1f} |{right} {sizes[-1]:.2f} |")
+    right = f" {sum(firsts) / len(firsts):.2f} |" if strings else ""
+    print(f"| mean over {len(shares)} tables | | {sum(shares) / len(shares):.1f} |{right} "
           f"{sum(sizes) / len(sizes):.2f} |")
 
 
