@@ -172,6 +172,31 @@ def test_a_suffix_vowel_that_copies_the_stems_is_read_by_harmony():
     assert "".join(strings.spell("ɡun", "2", given)[0][0]) == "ɡunum"  # not the frequent -am
 
 
+# Backness harmony: the suffix is -nak after a back vowel and -nek after a front one (as
+# Hungarian's dative is); one stem has y, which the table shows in its bare form alone.
+BACKNESS = {
+    stem: (stem, stem + ("nak" if stem[1] in "aou" else "nek"))
+    for stem in ["bal", "kap", "sok", "tol", "mur", "pud", "hel", "ter", "kip", "vis", "føl", "nøk"]
+} | {"byn": ("byn",)}
+VOWELS = {"a": "+--", "o": "++-", "u": "+++", "e": "---", "i": "--+", "ø": "-+-", "y": "-++"}
+
+
+def vowel_features(segment):
+    """back, round and high of a vowel; a consonant is known by its syllabicity alone."""
+    if segment not in VOWELS:
+        return {"syl": "-"} if segment.isalpha() else None
+    return {"syl": "+", **dict(zip(("back", "round", "hi"), VOWELS[segment], strict=True))}
+
+
+def test_a_vowel_the_cell_never_showed_takes_the_suffix_of_its_class():
+    strings = UnderlyingStrings(examples(BACKNESS), features=vowel_features)
+    assert strings.inference.evidence.classes == {("s", "2", 0): "back"}
+    # y is front and round: -nek by its backness, not -nak by its roundness
+    assert "".join(strings.spell("byn", "2")[0][0]) == "bynnek"
+    plain = UnderlyingStrings(examples(BACKNESS))  # no features: the cell's vowels alone
+    assert not plain.inference.evidence.classes
+
+
 def test_a_syllable_is_closed_by_a_consonant_no_vowel_follows():
     def closed(word):
         inside = range(1, len(word) - 1)

@@ -12,7 +12,11 @@ specific to the most general, and :class:`Processes` counts them:
   symbol, and each of its vowels by the string's last vowel (harmony); the prefix alike. In a
   slot whose vowels the table describes in fewer nats as harmony (:func:`harmonic_slots`),
   a vowel is what it makes of the string's vowel: the same (``=``), or the features that
-  change, so a stem vowel never seen in the cell still takes its harmonising suffix;
+  change, so a stem vowel never seen in the cell still takes its harmonising suffix. Between
+  the string's vowel and the slot alone, a vowel is read by the one feature of the string's
+  vowel that tells most about the slot (:func:`vowel_classes`: backness in Hungarian's
+  *-nak*/*-nek*), so a stem vowel never seen in the cell takes the suffix of the vowels that
+  share that feature's value;
 - whether a symbol is copied, deleted or substituted, by whether the faithful output would
   make a pair or triple of symbols the table's surface forms never show though they would
   were its parts independent (the change then has a reason:
@@ -132,11 +136,13 @@ class Evidence:
         alternations: set[tuple[str, str]],
         features: Mapping[str, frozenset[tuple[str, str]]] | None = None,
         harmonic: frozenset[Slot] = frozenset(),
+        classes: Mapping[Slot, str] | None = None,
     ):
         self.phonotactics = phonotactics
         self.alternations = alternations
         self.features = features or {}
         self.harmonic = harmonic
+        self.classes = classes or {}
         self.vowels = sorted(symbol for symbol in phonotactics.firsts if kind(symbol) == "V")
 
     def change(self, symbol: str, into: str) -> str:
@@ -185,7 +191,15 @@ def affix_vowel_event(nearest: str, vowel: str, slot: Slot, evidence: Evidence) 
     the table reads by harmony, what harmony makes of the nearest vowel."""
     side, cell, place = slot
     outcome = harmony(nearest, vowel, evidence) if slot in evidence.harmonic else vowel
-    return (("v" + side, cell, place, nearest), ("v" + side, cell, place)), outcome
+    name = evidence.classes.get(slot)
+    if name is None:
+        return (("v" + side, cell, place, nearest), ("v" + side, cell, place)), outcome
+    value = dict(evidence.features.get(nearest, ())).get(name)
+    return (
+        ("v" + side, cell, place, nearest),
+        ("v" + side, cell, place, name, value),
+        ("v" + side, cell, place),
+    ), outcome
 
 
 def harmonic_slots(
@@ -210,6 +224,37 @@ def harmonic_slots(
     return frozenset(
         slot for slot in as_vowels if _nats(as_harmony[slot]) < _nats(as_vowels[slot]) - 1e-9
     )
+
+
+def vowel_classes(
+    readings: Iterable[tuple[str, Analysis, str]], evidence: Evidence
+) -> dict[Slot, str]:
+    """For each affix vowel slot, the feature of the string's nearest vowel that tells most
+    about the slot's outcome (:func:`affix_vowel_event`'s): over the analyses (underlying
+    string, analysis, cell), the one whose values leave the fewest nats, where that is fewer
+    than the slot's alone. A stem vowel the table never showed in the cell then takes the
+    outcome of the vowels that share its value (*byn* the *-nek* of the front vowels)."""
+    outcomes: dict[Slot, list[tuple[dict[str, str], str]]] = {}
+    for underlying, analysis, cell in readings:
+        for side, affix in (("s", analysis.suffix), ("p", analysis.prefix)):
+            nearest = nearest_vowel(underlying, side)
+            own = dict(evidence.features.get(nearest, ()))
+            vowels = [symbol for symbol in affix if kind(symbol) == "V"]
+            for place, vowel in enumerate(vowels):
+                slot = (side, cell, place)
+                outcome = affix_vowel_event(nearest, vowel, slot, evidence)[1]
+                outcomes.setdefault(slot, []).append((own, outcome))
+    found = {}
+    for slot, pairs in outcomes.items():
+        best = (_nats(Counter(outcome for _, outcome in pairs)) - 1e-9, "")
+        for name in sorted({name for own, _ in pairs for name in own}):
+            groups: dict[str | None, Counter[str]] = {}
+            for own, outcome in pairs:
+                groups.setdefault(own.get(name), Counter())[outcome] += 1
+            best = min(best, (sum(_nats(counts) for counts in groups.values()), name))
+        if best[1]:
+            found[slot] = best[1]
+    return found
 
 
 def _nats(counts: Counter[str]) -> float:
