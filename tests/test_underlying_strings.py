@@ -13,7 +13,7 @@ from phonkit.analysis.processes import processes
 from phonkit.data.encoding import Example
 from phonkit.data.lexicon import Entry, segment
 from phonkit.data.table import read_table
-from phonkit.tables.processes import alternations, in_closed_syllable
+from phonkit.tables.processes import GAP, alternations, in_closed_syllable
 from phonkit.tables.segments import Alphabet, Phonotactics, kind
 from phonkit.tables.strings import UnderlyingStrings, affix
 from phonkit.tables.underlying import Search, cost_of, infer, prepare
@@ -195,6 +195,32 @@ def test_a_vowel_the_cell_never_showed_takes_the_suffix_of_its_class():
     assert "".join(strings.spell("byn", "2")[0][0]) == "bynnek"
     plain = UnderlyingStrings(examples(BACKNESS))  # no features: the cell's vowels alone
     assert not plain.inference.evidence.classes
+
+
+# Epenthesis by sonority: a stem-final obstruent and sonorant take a vowel between them at
+# the word's end (kabr: kabar, kabra), two other consonants do not (kart: kart, karta), as
+# in Turkish; tabn is shown in its suffixed form alone, and no stem shows b before n.
+SONORITY = {
+    "kabr": ("kabar", "kabra"), "satm": ("satam", "satma"), "dakl": ("dakal", "dakla"),
+    "nafr": ("nafar", "nafra"), "hasn": ("hasan", "hasna"), "pakm": ("pakam", "pakma"),
+    "kart": ("kart", "karta"), "bast": ("bast", "basta"), "marp": ("marp", "marpa"),
+    "salk": ("salk", "salka"), "rant": ("rant", "ranta"), "mask": ("mask", "maska"),
+}  # fmt: skip
+
+
+def sonority(segment):
+    """syllabic and sonorant."""
+    if not segment.isalpha():
+        return None
+    return {"syl": "+" if segment == "a" else "-", "son": "+" if segment in "arlmn" else "-"}
+
+
+def test_an_insertion_is_read_by_the_feature_of_its_neighbour_that_tells_most():
+    table = [*examples(SONORITY), Example(Entry("tabn", ("2",), "tabna"), segment("tabna"), ())]
+    strings = UnderlyingStrings(table, features=sonority)
+    assert strings.inference.evidence.classes == {(GAP, "right"): "son"}
+    assert strings.string_of("tabn") == "tabn"
+    assert "".join(strings.spell("tabn", "1")[0][0]) == "taban"  # n is a sonorant
 
 
 def test_a_syllable_is_closed_by_a_consonant_no_vowel_follows():

@@ -14,7 +14,7 @@ specific to the most general, and :class:`Processes` counts them:
   a vowel is what it makes of the string's vowel: the same (``=``), or the features that
   change, so a stem vowel never seen in the cell still takes its harmonising suffix. Between
   the string's vowel and the slot alone, a vowel is read by the one feature of the string's
-  vowel that tells most about the slot (:func:`vowel_classes`: backness in Hungarian's
+  vowel that tells most about the slot (:func:`feature_classes`: backness in Hungarian's
   *-nak*/*-nek*), so a stem vowel never seen in the cell takes the suffix of the vowels that
   share that feature's value;
 - whether a symbol is copied, deleted or substituted, by whether the faithful output would
@@ -26,7 +26,9 @@ specific to the most general, and :class:`Processes` counts them:
 - which symbol a substitution gives, preferring the table's attested alternations, counted
   as the features it changes (``[-voi]``) where a feature table knows both symbols, so that
   one change of several segments (final devoicing of b, d, ɡ) is one pattern;
-- whether a symbol is inserted, by the same reasons, and which (by the last vowel).
+- whether a symbol is inserted, by the same reasons and, where one tells, a feature of the
+  symbol before or after the gap (:func:`feature_classes`: sonority in Turkish's
+  epenthesis), and which (by the last vowel).
 
 A count's probability is interpolated from the specific context to the general (Witten-Bell),
 down to a prior that favours copying. The model is small on purpose: it cannot memorise a
@@ -50,6 +52,7 @@ Counted = int  # an event's number in its processes' table of events (:meth:`Pro
 Numbered = tuple[tuple[int, ...], str, float]  # context ids (general first), outcome, prior
 Keyed = tuple[tuple[tuple[int, int], ...], float]  # (context id, key id) by context, prior
 Slot = tuple[str, str, int]  # an affix's vowel: the affix's side, its cell, its place
+GAP = "gap"  # (GAP, "left" or "right"): a class of :attr:`Evidence.classes` for insertions
 Tally = tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]  # key/context, times
 
 
@@ -136,7 +139,7 @@ class Evidence:
         alternations: set[tuple[str, str]],
         features: Mapping[str, frozenset[tuple[str, str]]] | None = None,
         harmonic: frozenset[Slot] = frozenset(),
-        classes: Mapping[Slot, str] | None = None,
+        classes: Mapping[tuple, str] | None = None,
     ):
         self.phonotactics = phonotactics
         self.alternations = alternations
@@ -226,35 +229,70 @@ def harmonic_slots(
     )
 
 
-def vowel_classes(
+def feature_classes(
     readings: Iterable[tuple[str, Analysis, str]], evidence: Evidence
-) -> dict[Slot, str]:
-    """For each affix vowel slot, the feature of the string's nearest vowel that tells most
-    about the slot's outcome (:func:`affix_vowel_event`'s): over the analyses (underlying
-    string, analysis, cell), the one whose values leave the fewest nats, where that is fewer
-    than the slot's alone. A stem vowel the table never showed in the cell then takes the
-    outcome of the vowels that share its value (*byn* the *-nek* of the front vowels)."""
-    outcomes: dict[Slot, list[tuple[dict[str, str], str]]] = {}
+) -> dict[tuple, str]:
+    """The feature, of a symbol that an event reads, that tells most about the event's
+    outcome beside its other contexts, where it tells something: over the analyses
+    (underlying string, analysis, cell), the feature whose values leave the fewest nats of
+    the outcomes, where that is fewer than without it. For each affix vowel slot (by
+    :data:`Slot`), a feature of the string's nearest vowel (backness for Hungarian's
+    *-nak*/*-nek*); for an insertion (by ``(GAP, "left")`` or ``(GAP, "right")``), one of the
+    symbol before or after the gap (sonority for Turkish's *bojun*, *bojnu*). A symbol that
+    no stem shows in the context then takes the outcome of those that share its value."""
+    vowels: dict[tuple, list[Observed]] = {}
+    gaps: list[Observed] = []
+    tactics = evidence.phonotactics
     for underlying, analysis, cell in readings:
         for side, affix in (("s", analysis.suffix), ("p", analysis.prefix)):
             nearest = nearest_vowel(underlying, side)
-            own = dict(evidence.features.get(nearest, ()))
-            vowels = [symbol for symbol in affix if kind(symbol) == "V"]
-            for place, vowel in enumerate(vowels):
+            own = {"nearest": evidence.features.get(nearest, frozenset())}
+            affix_vowels = [symbol for symbol in affix if kind(symbol) == "V"]
+            for place, vowel in enumerate(affix_vowels):
                 slot = (side, cell, place)
                 outcome = affix_vowel_event(nearest, vowel, slot, evidence)[1]
-                outcomes.setdefault(slot, []).append((own, outcome))
-    found = {}
-    for slot, pairs in outcomes.items():
-        best = (_nats(Counter(outcome for _, outcome in pairs)) - 1e-9, "")
-        for name in sorted({name for own, _ in pairs for name in own}):
-            groups: dict[str | None, Counter[str]] = {}
-            for own, outcome in pairs:
-                groups.setdefault(own.get(name), Counter())[outcome] += 1
-            best = min(best, (sum(_nats(counts) for counts in groups.values()), name))
-        if best[1]:
-            found[slot] = best[1]
+                vowels.setdefault(slot, []).append(((), own, outcome))
+        around = padded(underlying, analysis.prefix, analysis.suffix)
+        for gap, inserted in enumerate(analysis.inserted):
+            left, right = around[gap], around[gap + 1]
+            after = around[gap + 2] if gap + 2 < len(around) else EDGE
+            context = (
+                tactics.unseen_pair(left, right), tactics.unseen_triple(left, right, after),
+                kind(left), kind(right), kind(after),
+            )  # fmt: skip
+            features = evidence.features
+            own = {place: features.get(symbol, frozenset())
+                   for place, symbol in (("left", left), ("right", right))}  # fmt: skip
+            gaps.append((context, own, INSERT if inserted else ""))
+    found: dict[tuple, str] = {}
+    for slot, observed in vowels.items():
+        if telling := _most_telling(observed):
+            found[slot] = telling[1]
+    if telling := _most_telling(gaps):
+        found[GAP, telling[0]] = telling[1]
     return found
+
+
+Observed = tuple[tuple, Mapping[str, frozenset[tuple[str, str]]], str]  # context, symbols, outcome
+
+
+def _most_telling(observed: Sequence[Observed]) -> tuple[str, str] | None:
+    """The symbol (by its place) and feature whose values, beside each observation's
+    context, leave the fewest nats of the outcomes, if fewer than the context alone."""
+
+    def nats(place: str, name: str) -> float:
+        groups: dict[tuple, Counter[str]] = {}
+        for context, symbols, outcome in observed:
+            value = dict(symbols[place]).get(name) if place else None
+            groups.setdefault((context, value), Counter())[outcome] += 1
+        return sum(_nats(counts) for counts in groups.values())
+
+    choices = sorted({(place, name) for _, symbols, _ in observed
+                      for place, features in symbols.items() for name, _ in features})  # fmt: skip
+    best = (nats("", ""), ("", ""))
+    for choice in choices:
+        best = min(best, (nats(*choice), choice))
+    return best[1] if best[1][0] and best[0] < nats("", "") - 1e-9 else None
 
 
 def _nats(counts: Counter[str]) -> float:
@@ -324,12 +362,15 @@ def insertion_events(around: str, gap: int, inserted: str, evidence: Evidence) -
     after = around[gap + 2] if gap + 2 < len(around) else EDGE
     tactics = evidence.phonotactics
     reasons = (tactics.unseen_pair(left, right), tactics.unseen_triple(left, right, after))
-    found: list[Event] = [
-        (
-            (("n", *reasons, kind(left), kind(right), kind(after)), ("n", *reasons), ("n",)),
-            INSERT if inserted else "",
-        )
-    ]  # fmt: skip
+    contexts: tuple[Context, ...] = (
+        ("n", *reasons, kind(left), kind(right), kind(after)), ("n", *reasons), ("n",)
+    )  # fmt: skip
+    for place, symbol in (("left", left), ("right", right)):
+        name = evidence.classes.get((GAP, place))
+        if name is not None:
+            value = dict(evidence.features.get(symbol, ())).get(name)
+            contexts = ((*contexts[0], place, name, value), *contexts)
+    found: list[Event] = [(contexts, INSERT if inserted else "")]
     vowel = last_vowel(around[1 : gap + 1])
     for symbol in inserted:
         found.append(

@@ -32,8 +32,8 @@ from phonkit.tables.processes import (
     Slot,
     alternations,
     analyses,
+    feature_classes,
     harmonic_slots,
-    vowel_classes,
 )
 from phonkit.tables.rewrites import edit
 from phonkit.tables.segments import Phonotactics, kind
@@ -169,7 +169,7 @@ def prepare(
     fixed: Sequence[str | None] | None = None,
     features: Features = None,
     harmonic: frozenset[Slot] = frozenset(),
-    classes: Mapping[Slot, str] | None = None,
+    classes: Mapping[tuple, str] | None = None,
 ) -> Table:
     """The stems of a table (rows of known forms by cell); with ``fixed``, a stem's one
     candidate is its string there (where not None); ``features``, a symbol's features where
@@ -374,10 +374,9 @@ def infer(
     strings of symbols; a row may be empty). With ``fixed`` (a stem's string and score, or
     None to infer it), no search: the processes are those strings' analyses. Where the
     strings' analyses show affix vowel slots that harmony describes in fewer nats
-    (:func:`~phonkit.tables.processes.harmonic_slots`), or whose vowels a feature of the
-    string's vowel tells about (:func:`~phonkit.tables.processes.vowel_classes`), the
-    processes are counted again with those slots read so; the strings and their scores
-    stay."""
+    (:func:`~phonkit.tables.processes.harmonic_slots`), or events that a feature of a symbol
+    they read tells about (:func:`~phonkit.tables.processes.feature_classes`), the processes
+    are counted again with those read so; the strings and their scores stay."""
     present = [number for number, known in enumerate(rows) if known]
     given = None if fixed is None else [fixed[number] for number in present]
     table = prepare(
@@ -414,8 +413,8 @@ def infer(
         for cell, analysis in analyses_.items()
     ]
     harmonic = table.evidence.harmonic = harmonic_slots(readings, table.evidence)
-    classes = vowel_classes(readings, table.evidence)  # of the vowels as harmony reads them
-    if harmonic or classes:  # the same strings, their affix vowels read so
+    classes = feature_classes(readings, table.evidence)  # affix vowels as harmony reads them
+    if harmonic or classes:  # the same strings, their affix vowels and insertions read so
         table = prepare([rows[number] for number in present], strings, features, harmonic, classes)
         stems = table.stems
         _, strings, processes, chosen = Search(stems, table.processes).ascend(
