@@ -13,7 +13,8 @@ from phonkit.analysis.processes import processes
 from phonkit.data.encoding import Example
 from phonkit.data.lexicon import Entry, segment
 from phonkit.data.table import read_table
-from phonkit.tables.processes import GAP, alternations, in_closed_syllable
+from phonkit.plugins import feature_table
+from phonkit.tables.processes import GAP, OP, alternations, in_closed_syllable
 from phonkit.tables.segments import Alphabet, Phonotactics, kind
 from phonkit.tables.strings import UnderlyingStrings, affix
 from phonkit.tables.underlying import Search, cost_of, infer, prepare
@@ -190,7 +191,7 @@ def vowel_features(segment):
 
 def test_a_vowel_the_cell_never_showed_takes_the_suffix_of_its_class():
     strings = UnderlyingStrings(examples(BACKNESS), features=vowel_features)
-    assert strings.inference.evidence.classes == {("s", "2", 0): "back"}
+    assert strings.inference.evidence.classes == {(("s", "2", 0), "nearest"): "back"}
     # y is front and round: -nek by its backness, not -nak by its roundness
     assert "".join(strings.spell("byn", "2")[0][0]) == "bynnek"
     plain = UnderlyingStrings(examples(BACKNESS))  # no features: the cell's vowels alone
@@ -221,6 +222,23 @@ def test_an_insertion_is_read_by_the_feature_of_its_neighbour_that_tells_most():
     assert strings.inference.evidence.classes == {(GAP, "right"): "son"}
     assert strings.string_of("tabn") == "tabn"
     assert "".join(strings.spell("tabn", "1")[0][0]) == "taban"  # n is a sonorant
+
+
+def test_what_happens_to_a_symbol_is_read_by_the_feature_of_its_neighbour_that_tells_most():
+    # Bukusu: a stem's first stop is voiced after the nasal prefix of the third cell
+    # (pakala, mbakala); kula and teexa are shown in their first two cells alone
+    table = read_table(SHARED / "textbook" / "Odden_105_Bukusu.csv")
+    hidden = {"kula", "teexa"}
+    found = [
+        Example(Entry(forms[0], (cell,), form), segment(form), ())
+        for forms in table.forms
+        for cell, form in zip(table.cells, forms, strict=True)
+        if form and not (forms[0] in hidden and cell == table.cells[2])
+    ]
+    strings = UnderlyingStrings(found, features=feature_table())
+    assert (OP, "left") in strings.inference.evidence.classes
+    spelled = {"".join(strings.spell(stem, table.cells[2])[0][0]) for stem in hidden}
+    assert spelled == {"ŋɡula", "ndeexa"}  # not ŋkula, nteexa
 
 
 def test_a_syllable_is_closed_by_a_consonant_no_vowel_follows():

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -52,7 +52,8 @@ Counted = int  # an event's number in its processes' table of events (:meth:`Pro
 Numbered = tuple[tuple[int, ...], str, float]  # context ids (general first), outcome, prior
 Keyed = tuple[tuple[tuple[int, int], ...], float]  # (context id, key id) by context, prior
 Slot = tuple[str, str, int]  # an affix's vowel: the affix's side, its cell, its place
-GAP = "gap"  # (GAP, "left" or "right"): a class of :attr:`Evidence.classes` for insertions
+OP, GAP = "op", "gap"  # what happens to a symbol, and an insertion: events read by a class
+Classes = Mapping[tuple[Hashable, str], str]  # (events, a symbol's place): the feature read
 Tally = tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]  # key/context, times
 
 
@@ -139,7 +140,7 @@ class Evidence:
         alternations: set[tuple[str, str]],
         features: Mapping[str, frozenset[tuple[str, str]]] | None = None,
         harmonic: frozenset[Slot] = frozenset(),
-        classes: Mapping[tuple, str] | None = None,
+        classes: Classes | None = None,
     ):
         self.phonotactics = phonotactics
         self.alternations = alternations
@@ -147,6 +148,22 @@ class Evidence:
         self.harmonic = harmonic
         self.classes = classes or {}
         self.vowels = sorted(symbol for symbol in phonotactics.firsts if kind(symbol) == "V")
+
+    def value(self, symbol: str, name: str) -> str | None:
+        """The value of feature ``name`` for ``symbol`` (None where the table lacks it)."""
+        return dict(self.features.get(symbol, ())).get(name)
+
+    def refined(
+        self, contexts: tuple[Context, ...], events: Hashable, symbols: Mapping[str, str]
+    ) -> tuple[Context, ...]:
+        """``contexts`` (most specific first) of one of ``events``, with a more specific one
+        first where the table reads those events by a feature of one of ``symbols`` (by
+        their place: ``left``, ``right``; :func:`feature_classes`): that feature's value."""
+        for place, symbol in symbols.items():
+            name = self.classes.get((events, place))
+            if name is not None:
+                return ((*contexts[0], place, name, self.value(symbol, name)), *contexts)
+        return contexts
 
     def change(self, symbol: str, into: str) -> str:
         """What a substitution of ``symbol`` by ``into`` changes: the features whose values
@@ -194,13 +211,12 @@ def affix_vowel_event(nearest: str, vowel: str, slot: Slot, evidence: Evidence) 
     the table reads by harmony, what harmony makes of the nearest vowel."""
     side, cell, place = slot
     outcome = harmony(nearest, vowel, evidence) if slot in evidence.harmonic else vowel
-    name = evidence.classes.get(slot)
+    name = evidence.classes.get((slot, "nearest"))
     if name is None:
         return (("v" + side, cell, place, nearest), ("v" + side, cell, place)), outcome
-    value = dict(evidence.features.get(nearest, ())).get(name)
     return (
         ("v" + side, cell, place, nearest),
-        ("v" + side, cell, place, name, value),
+        ("v" + side, cell, place, name, evidence.value(nearest, name)),
         ("v" + side, cell, place),
     ), outcome
 
@@ -231,45 +247,41 @@ def harmonic_slots(
 
 def feature_classes(
     readings: Iterable[tuple[str, Analysis, str]], evidence: Evidence
-) -> dict[tuple, str]:
-    """The feature, of a symbol that an event reads, that tells most about the event's
-    outcome beside its other contexts, where it tells something: over the analyses
-    (underlying string, analysis, cell), the feature whose values leave the fewest nats of
-    the outcomes, where that is fewer than without it. For each affix vowel slot (by
-    :data:`Slot`), a feature of the string's nearest vowel (backness for Hungarian's
-    *-nak*/*-nek*); for an insertion (by ``(GAP, "left")`` or ``(GAP, "right")``), one of the
-    symbol before or after the gap (sonority for Turkish's *bojun*, *bojnu*). A symbol that
-    no stem shows in the context then takes the outcome of those that share its value."""
-    vowels: dict[tuple, list[Observed]] = {}
-    gaps: list[Observed] = []
-    tactics = evidence.phonotactics
+) -> Classes:
+    """Which events the table reads by a feature of a symbol beside them, by (events, the
+    symbol's place): the feature whose values, beside the events' own most specific context,
+    leave the fewest nats of their outcomes over the analyses (underlying string, analysis,
+    cell), where that is fewer than without it. For each affix vowel slot (:data:`Slot`), a
+    feature of the string's ``nearest`` vowel, a level between that vowel and the slot alone
+    (backness for Hungarian's *-nak*/*-nek*), so that a vowel no stem shows in the cell
+    takes the outcome of those that share its value; for what happens to a symbol
+    (:data:`OP`) and for an insertion (:data:`GAP`), a feature of the symbol to the ``left``
+    or the ``right``, a context more specific than the others (sonority of the next symbol
+    for Turkish's epenthesis *bojun*, *bojnu*; voicing of the next for Polish's raising)."""
+    observed: dict[Hashable, list[Observed]] = {}
+
+    def add(events: Hashable, context: Context, outcome: str, **symbols: str) -> None:
+        features = {place: evidence.features.get(s, frozenset()) for place, s in symbols.items()}
+        observed.setdefault(events, []).append((context, features, outcome))
+
     for underlying, analysis, cell in readings:
         for side, affix in (("s", analysis.suffix), ("p", analysis.prefix)):
             nearest = nearest_vowel(underlying, side)
-            own = {"nearest": evidence.features.get(nearest, frozenset())}
-            affix_vowels = [symbol for symbol in affix if kind(symbol) == "V"]
-            for place, vowel in enumerate(affix_vowels):
-                slot = (side, cell, place)
-                outcome = affix_vowel_event(nearest, vowel, slot, evidence)[1]
-                vowels.setdefault(slot, []).append(((), own, outcome))
+            for number, vowel in enumerate(s for s in affix if kind(s) == "V"):
+                slot = (side, cell, number)
+                add(slot, (), affix_vowel_event(nearest, vowel, slot, evidence)[1], nearest=nearest)
         around = padded(underlying, analysis.prefix, analysis.suffix)
+        for at, op in enumerate(analysis.ops):
+            (contexts, outcome), *_ = op_events(around, at, op, evidence)
+            add(OP, contexts[0], outcome, left=around[at], right=around[at + 2])
         for gap, inserted in enumerate(analysis.inserted):
-            left, right = around[gap], around[gap + 1]
-            after = around[gap + 2] if gap + 2 < len(around) else EDGE
-            context = (
-                tactics.unseen_pair(left, right), tactics.unseen_triple(left, right, after),
-                kind(left), kind(right), kind(after),
-            )  # fmt: skip
-            features = evidence.features
-            own = {place: features.get(symbol, frozenset())
-                   for place, symbol in (("left", left), ("right", right))}  # fmt: skip
-            gaps.append((context, own, INSERT if inserted else ""))
-    found: dict[tuple, str] = {}
-    for slot, observed in vowels.items():
-        if telling := _most_telling(observed):
-            found[slot] = telling[1]
-    if telling := _most_telling(gaps):
-        found[GAP, telling[0]] = telling[1]
+            (contexts, outcome), *_ = insertion_events(around, gap, inserted, evidence)
+            add(GAP, contexts[0], outcome, left=around[gap], right=around[gap + 1])
+    found: dict[tuple[Hashable, str], str] = {}
+    for events, seen in observed.items():
+        if telling := _most_telling(seen):
+            place, name = telling
+            found[events, place] = name
     return found
 
 
@@ -314,15 +326,14 @@ def op_events(around: str, at: int, op: str, evidence: Evidence) -> list[Event]:
     tactics = evidence.phonotactics
     reasons = (tactics.unseen_pair(symbol, right), tactics.unseen_triple(left, symbol, right))
     what = op if op in (COPY, DELETE) else SUBSTITUTE
-    found: list[Event] = [
-        (
-            (("o", symbol, left == symbol, *reasons, kind(right), closed),
-             ("o", symbol, left == symbol, *reasons, kind(right)),
-             ("o", kind(symbol), left == symbol, *reasons, kind(right)),
-             ("o", *reasons), ("o",)),
-            what,
-        )
-    ]  # fmt: skip
+    contexts: tuple[Context, ...] = (
+        ("o", symbol, left == symbol, *reasons, kind(right), closed),
+        ("o", symbol, left == symbol, *reasons, kind(right)),
+        ("o", kind(symbol), left == symbol, *reasons, kind(right)),
+        ("o", *reasons), ("o",),
+    )  # fmt: skip
+    contexts = evidence.refined(contexts, OP, {"left": left, "right": right})
+    found: list[Event] = [(contexts, what)]
     if what == SUBSTITUTE:
         known = (symbol, op) in evidence.alternations
         change = evidence.change(symbol, op)
@@ -365,11 +376,7 @@ def insertion_events(around: str, gap: int, inserted: str, evidence: Evidence) -
     contexts: tuple[Context, ...] = (
         ("n", *reasons, kind(left), kind(right), kind(after)), ("n", *reasons), ("n",)
     )  # fmt: skip
-    for place, symbol in (("left", left), ("right", right)):
-        name = evidence.classes.get((GAP, place))
-        if name is not None:
-            value = dict(evidence.features.get(symbol, ())).get(name)
-            contexts = ((*contexts[0], place, name, value), *contexts)
+    contexts = evidence.refined(contexts, GAP, {"left": left, "right": right})
     found: list[Event] = [(contexts, INSERT if inserted else "")]
     vowel = last_vowel(around[1 : gap + 1])
     for symbol in inserted:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from phonkit.tables.processes import (
     Analysis,
+    Classes,
     Evidence,
     Processes,
     Slot,
@@ -169,7 +170,7 @@ def prepare(
     fixed: Sequence[str | None] | None = None,
     features: Features = None,
     harmonic: frozenset[Slot] = frozenset(),
-    classes: Mapping[tuple, str] | None = None,
+    classes: Classes | None = None,
 ) -> Table:
     """The stems of a table (rows of known forms by cell); with ``fixed``, a stem's one
     candidate is its string there (where not None); ``features``, a symbol's features where
@@ -414,7 +415,7 @@ def infer(
     ]
     harmonic = table.evidence.harmonic = harmonic_slots(readings, table.evidence)
     classes = feature_classes(readings, table.evidence)  # affix vowels as harmony reads them
-    if harmonic or classes:  # the same strings, their affix vowels and insertions read so
+    if harmonic or classes:  # the same strings, their events read so
         table = prepare([rows[number] for number in present], strings, features, harmonic, classes)
         stems = table.stems
         _, strings, processes, chosen = Search(stems, table.processes).ascend(
