@@ -147,11 +147,13 @@ class Evidence:
         self.features = features or {}
         self.harmonic = harmonic
         self.classes = classes or {}
+        self.values = {symbol: dict(found) for symbol, found in self.features.items()}
         self.vowels = sorted(symbol for symbol in phonotactics.firsts if kind(symbol) == "V")
 
     def value(self, symbol: str, name: str) -> str | None:
         """The value of feature ``name`` for ``symbol`` (None where the table lacks it)."""
-        return dict(self.features.get(symbol, ())).get(name)
+        found = self.values.get(symbol)
+        return None if found is None else found.get(name)
 
     def refined(
         self, contexts: tuple[Context, ...], events: Hashable, symbols: Mapping[str, str]
@@ -258,11 +260,10 @@ def feature_classes(
     (:data:`OP`) and for an insertion (:data:`GAP`), a feature of the symbol to the ``left``
     or the ``right``, a context more specific than the others (sonority of the next symbol
     for Turkish's epenthesis *bojun*, *bojnu*; voicing of the next for Polish's raising)."""
-    observed: dict[Hashable, list[Observed]] = {}
+    observed: dict[Hashable, Counter[Observed]] = {}
 
     def add(events: Hashable, context: Context, outcome: str, **symbols: str) -> None:
-        features = {place: evidence.features.get(s, frozenset()) for place, s in symbols.items()}
-        observed.setdefault(events, []).append((context, features, outcome))
+        observed.setdefault(events, Counter())[context, tuple(symbols.items()), outcome] += 1
 
     for underlying, analysis, cell in readings:
         for side, affix in (("s", analysis.suffix), ("p", analysis.prefix)):
@@ -279,32 +280,32 @@ def feature_classes(
             add(GAP, contexts[0], outcome, left=around[gap], right=around[gap + 1])
     found: dict[tuple[Hashable, str], str] = {}
     for events, seen in observed.items():
-        if telling := _most_telling(seen):
+        if telling := _most_telling(seen, evidence):
             place, name = telling
             found[events, place] = name
     return found
 
 
-Observed = tuple[tuple, Mapping[str, frozenset[tuple[str, str]]], str]  # context, symbols, outcome
+Observed = tuple[Context, tuple[tuple[str, str], ...], str]  # context, (place, symbol)s, outcome
 
 
-def _most_telling(observed: Sequence[Observed]) -> tuple[str, str] | None:
+def _most_telling(observed: Counter[Observed], evidence: Evidence) -> tuple[str, str] | None:
     """The symbol (by its place) and feature whose values, beside each observation's
-    context, leave the fewest nats of the outcomes, if fewer than the context alone."""
+    context, leave the fewest nats of the outcomes (each observed so many times), if fewer
+    than the context alone."""
 
     def nats(place: str, name: str) -> float:
         groups: dict[tuple, Counter[str]] = {}
-        for context, symbols, outcome in observed:
-            value = dict(symbols[place]).get(name) if place else None
-            groups.setdefault((context, value), Counter())[outcome] += 1
+        for (context, symbols, outcome), times in observed.items():
+            value = evidence.value(dict(symbols)[place], name) if place else None
+            groups.setdefault((context, value), Counter())[outcome] += times
         return sum(_nats(counts) for counts in groups.values())
 
-    choices = sorted({(place, name) for _, symbols, _ in observed
-                      for place, features in symbols.items() for name, _ in features})  # fmt: skip
-    best = (nats("", ""), ("", ""))
-    for choice in choices:
-        best = min(best, (nats(*choice), choice))
-    return best[1] if best[1][0] and best[0] < nats("", "") - 1e-9 else None
+    choices = sorted({(place, name) for _, symbols, _ in observed for place, symbol in symbols
+                      for name in evidence.values.get(symbol, ())})  # fmt: skip
+    alone = nats("", "")
+    best = min(((nats(*choice), choice) for choice in choices), default=(alone, ("", "")))
+    return best[1] if best[0] < alone - 1e-9 else None
 
 
 def _nats(counts: Counter[str]) -> float:
