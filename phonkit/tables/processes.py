@@ -164,7 +164,7 @@ class Evidence:
         for place, symbol in symbols.items():
             name = self.classes.get((events, place))
             if name is not None:
-                return ((*contexts[0], place, name, self.value(symbol, name)), *contexts)
+                contexts = ((*contexts[0], place, name, self.value(symbol, name)), *contexts)
         return contexts
 
     def change(self, symbol: str, into: str) -> str:
@@ -251,19 +251,20 @@ def feature_classes(
     readings: Iterable[tuple[str, Analysis, str]], evidence: Evidence
 ) -> Classes:
     """Which events the table reads by a feature of a symbol beside them, by (events, the
-    symbol's place): the feature whose values, beside the events' own most specific context,
-    leave the fewest nats of their outcomes over the analyses (underlying string, analysis,
-    cell), where that is fewer than without it. For each affix vowel slot (:data:`Slot`), a
-    feature of the string's ``nearest`` vowel, a level between that vowel and the slot alone
-    (backness for Hungarian's *-nak*/*-nek*), so that a vowel no stem shows in the cell
-    takes the outcome of those that share its value; for what happens to a symbol
-    (:data:`OP`) and for an insertion (:data:`GAP`), a feature of the symbol to the ``left``
-    or the ``right``, a context more specific than the others (sonority of the next symbol
-    for Turkish's epenthesis *bojun*, *bojnu*; voicing of the next for Polish's raising)."""
-    observed: dict[Hashable, Counter[Observed]] = {}
+    symbol's place): for each, the feature whose values, beside the events' own most
+    specific context, leave the fewest nats of their outcomes over the analyses (underlying
+    string, analysis, cell), where that is fewer than without it. For each affix vowel slot
+    (:data:`Slot`), a feature of the string's ``nearest`` vowel, a level between that vowel
+    and the slot alone (backness for Hungarian's *-nak*/*-nek*), so that a vowel no stem
+    shows in the cell takes the outcome of those that share its value; for what happens to
+    a symbol (:data:`OP`) and for an insertion (:data:`GAP`), a feature of the symbol to the
+    ``left`` and one of the symbol to the ``right``, each a context more specific than the
+    others (for Turkish's epenthesis *bojun*, *bojnu*, the sonority of the next symbol)."""
+    observed: dict[tuple[Hashable, str], Counter[Observed]] = {}
 
     def add(events: Hashable, context: Context, outcome: str, **symbols: str) -> None:
-        observed.setdefault(events, Counter())[context, tuple(symbols.items()), outcome] += 1
+        for place, symbol in symbols.items():
+            observed.setdefault((events, place), Counter())[context, symbol, outcome] += 1
 
     for underlying, analysis, cell in readings:
         for side, affix in (("s", analysis.suffix), ("p", analysis.prefix)):
@@ -278,33 +279,27 @@ def feature_classes(
         for gap, inserted in enumerate(analysis.inserted):
             (contexts, outcome), *_ = insertion_events(around, gap, inserted, evidence)
             add(GAP, contexts[0], outcome, left=around[gap], right=around[gap + 1])
-    found: dict[tuple[Hashable, str], str] = {}
-    for events, seen in observed.items():
-        if telling := _most_telling(seen, evidence):
-            place, name = telling
-            found[events, place] = name
+    found = {key: name for key, seen in observed.items() if (name := _most_telling(seen, evidence))}
     return found
 
 
-Observed = tuple[Context, tuple[tuple[str, str], ...], str]  # context, (place, symbol)s, outcome
+Observed = tuple[Context, str, str]  # an event's context, a symbol beside it, its outcome
 
 
-def _most_telling(observed: Counter[Observed], evidence: Evidence) -> tuple[str, str] | None:
-    """The symbol (by its place) and feature whose values, beside each observation's
+def _most_telling(observed: Counter[Observed], evidence: Evidence) -> str | None:
+    """The feature of the symbols beside the events whose values, beside each event's
     context, leave the fewest nats of the outcomes (each observed so many times), if fewer
     than the context alone."""
 
-    def nats(place: str, name: str) -> float:
+    def nats(name: str) -> float:
         groups: dict[tuple, Counter[str]] = {}
-        for (context, symbols, outcome), times in observed.items():
-            value = evidence.value(dict(symbols)[place], name) if place else None
-            groups.setdefault((context, value), Counter())[outcome] += times
+        for (context, symbol, outcome), times in observed.items():
+            groups.setdefault((context, evidence.value(symbol, name)), Counter())[outcome] += times
         return sum(_nats(counts) for counts in groups.values())
 
-    choices = sorted({(place, name) for _, symbols, _ in observed for place, symbol in symbols
-                      for name in evidence.values.get(symbol, ())})  # fmt: skip
-    alone = nats("", "")
-    best = min(((nats(*choice), choice) for choice in choices), default=(alone, ("", "")))
+    names = sorted({name for _, symbol, _ in observed for name in evidence.values.get(symbol, ())})
+    alone = nats("")
+    best = min(((nats(name), name) for name in names), default=(alone, ""))
     return best[1] if best[0] < alone - 1e-9 else None
 
 
