@@ -21,8 +21,10 @@ specific to the most general, and :class:`Processes` counts them:
   make a pair or triple of symbols the table's surface forms never show though they would
   were its parts independent (the change then has a reason:
   :class:`~phonkit.tables.segments.Phonotactics`), the classes around it, whether it
-  doubles its neighbour, and, most specific, whether it stands in a closed syllable
-  (:func:`in_closed_syllable`: a long vowel that shortens there, a stop that weakens);
+  doubles its neighbour, whether it stands in a closed syllable (:func:`in_closed_syllable`:
+  a long vowel that shortens there, a stop that weakens) and, most specific, where one
+  tells, a feature of the symbol before it and one of the symbol after it
+  (:func:`feature_classes`: Bukusu's voicing after its nasal prefix);
 - which symbol a substitution gives, preferring the table's attested alternations, counted
   as the features it changes (``[-voi]``) where a feature table knows both symbols, so that
   one change of several segments (final devoicing of b, d, ɡ) is one pattern;
@@ -131,8 +133,9 @@ def _substitution(a: str, b: str) -> float:
 class Evidence:
     """What the events of a table read beside an analysis: its phonotactics, its attested
     alternations (symbol pairs that stand at the same place of one stem in two of its forms),
-    its segments' features where known, its vowels, and the affix vowel slots it reads by
-    harmony (:func:`harmonic_slots`)."""
+    its segments' features where known, its vowels, the affix vowel slots it reads by
+    harmony (:func:`harmonic_slots`), and which events it reads by a feature of a symbol
+    beside them (:func:`feature_classes`)."""
 
     def __init__(
         self,
@@ -279,8 +282,7 @@ def feature_classes(
         for gap, inserted in enumerate(analysis.inserted):
             (contexts, outcome), *_ = insertion_events(around, gap, inserted, evidence)
             add(GAP, contexts[0], outcome, left=around[gap], right=around[gap + 1])
-    found = {key: name for key, seen in observed.items() if (name := _most_telling(seen, evidence))}
-    return found
+    return {key: name for key, seen in observed.items() if (name := _most_telling(seen, evidence))}
 
 
 Observed = tuple[Context, str, str]  # an event's context, a symbol beside it, its outcome

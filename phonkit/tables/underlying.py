@@ -414,7 +414,7 @@ def infer(
         for cell, analysis in analyses_.items()
     ]
     harmonic = table.evidence.harmonic = harmonic_slots(readings, table.evidence)
-    classes = feature_classes(readings, table.evidence)  # affix vowels as harmony reads them
+    classes = feature_classes(readings, table.evidence)  # the affix vowels read as harmony is
     if harmonic or classes:  # the same strings, their events read so
         table = prepare([rows[number] for number in present], strings, features, harmonic, classes)
         stems = table.stems
