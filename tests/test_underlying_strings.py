@@ -14,7 +14,7 @@ from phonkit.data.encoding import Example
 from phonkit.data.lexicon import Entry, segment
 from phonkit.data.table import read_table
 from phonkit.plugins import feature_table
-from phonkit.tables.processes import GAP, OP, alternations, in_closed_syllable
+from phonkit.tables.processes import GAP, OP, SUB, alternations, in_closed_syllable
 from phonkit.tables.segments import Alphabet, Phonotactics, kind
 from phonkit.tables.strings import UnderlyingStrings, affix
 from phonkit.tables.underlying import Search, cost_of, infer, prepare
@@ -239,6 +239,18 @@ def test_what_happens_to_a_symbol_is_read_by_the_feature_of_its_neighbour_that_t
     assert (OP, "left") in strings.inference.evidence.classes
     spelled = {"".join(strings.spell(stem, table.cells[2])[0][0]) for stem in hidden}
     assert spelled == {"ŋɡula", "ndeexa"}  # not ŋkula, nteexa
+
+
+def test_what_a_symbol_becomes_is_read_by_the_feature_of_its_neighbour_that_tells_most():
+    # Korean (Odden 3.7): a stem's final n takes the place of the next consonant (pan:
+    # pampota, paŋkwa); the last stem's form before -kaʧi is hidden
+    table = read_table(SHARED / "textbook" / "Odden_3.7_Korean.csv")
+    shown = [e for e in table.entries() if (e.lemma, e.bundle) != ("8", "8")]
+    found = [Example(e, segment(e.form), ()) for e in shown]
+    strings = UnderlyingStrings(found, features=feature_table())
+    assert (SUB, "right") in strings.inference.evidence.classes
+    assert strings.string_of("8") == "pan"
+    assert "".join(strings.spell("8", "8")[0][0]) == "paŋkaʧi"  # not pamkaʧi
 
 
 def test_a_syllable_is_closed_by_a_consonant_no_vowel_follows():

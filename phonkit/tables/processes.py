@@ -27,7 +27,8 @@ specific to the most general, and :class:`Processes` counts them:
   (:func:`feature_classes`: Bukusu's voicing after its nasal prefix);
 - which symbol a substitution gives, preferring the table's attested alternations, counted
   as the features it changes (``[-voi]``) where a feature table knows both symbols, so that
-  one change of several segments (final devoicing of b, d, ɡ) is one pattern;
+  one change of several segments (final devoicing of b, d, ɡ) is one pattern, and, where
+  they tell, by a feature of each neighbour as above;
 - whether a symbol is inserted, by the same reasons and, where one tells, a feature of the
   symbol before or after the gap (:func:`feature_classes`: sonority in Turkish's
   epenthesis), and which (by the last vowel).
@@ -54,7 +55,8 @@ Counted = int  # an event's number in its processes' table of events (:meth:`Pro
 Numbered = tuple[tuple[int, ...], str, float]  # context ids (general first), outcome, prior
 Keyed = tuple[tuple[tuple[int, int], ...], float]  # (context id, key id) by context, prior
 Slot = tuple[str, str, int]  # an affix's vowel: the affix's side, its cell, its place
-OP, GAP = "op", "gap"  # what happens to a symbol, and an insertion: events read by a class
+OP, SUB, GAP = "op", "sub", "gap"  # events read by a class: what happens to a symbol, what
+# a substituted symbol becomes, an insertion
 Classes = Mapping[tuple[Hashable, str], str]  # (events, a symbol's place): the feature read
 Tally = tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]  # key/context, times
 
@@ -260,9 +262,10 @@ def feature_classes(
     (:data:`Slot`), a feature of the string's ``nearest`` vowel, a level between that vowel
     and the slot alone (backness for Hungarian's *-nak*/*-nek*), so that a vowel no stem
     shows in the cell takes the outcome of those that share its value; for what happens to
-    a symbol (:data:`OP`) and for an insertion (:data:`GAP`), a feature of the symbol to the
-    ``left`` and one of the symbol to the ``right``, each a context more specific than the
-    others (for Turkish's epenthesis *bojun*, *bojnu*, the sonority of the next symbol)."""
+    a symbol (:data:`OP`), for what a substituted symbol becomes (:data:`SUB`) and for an
+    insertion (:data:`GAP`), a feature of the symbol to the ``left`` and one of the symbol
+    to the ``right``, each a context more specific than the others (for Turkish's epenthesis
+    *bojun*, *bojnu*, the sonority of the next symbol)."""
     observed: dict[tuple[Hashable, str], Counter[Observed]] = {}
 
     def add(events: Hashable, context: Context, outcome: str, **symbols: str) -> None:
@@ -276,9 +279,10 @@ def feature_classes(
                 slot = (side, cell, number)
                 add(slot, (), affix_vowel_event(nearest, vowel, slot, evidence)[1], nearest=nearest)
         around = padded(underlying, analysis.prefix, analysis.suffix)
-        for at, op in enumerate(analysis.ops):
-            (contexts, outcome), *_ = op_events(around, at, op, evidence)
-            add(OP, contexts[0], outcome, left=around[at], right=around[at + 2])
+        for at, op in enumerate(analysis.ops):  # what happens to it, and what it becomes
+            found = op_events(around, at, op, evidence)  # a substitution's second
+            for events, (contexts, outcome) in zip((OP, SUB), found, strict=False):
+                add(events, contexts[0], outcome, left=around[at], right=around[at + 2])
         for gap, inserted in enumerate(analysis.inserted):
             (contexts, outcome), *_ = insertion_events(around, gap, inserted, evidence)
             add(GAP, contexts[0], outcome, left=around[gap], right=around[gap + 1])
@@ -335,7 +339,8 @@ def op_events(around: str, at: int, op: str, evidence: Evidence) -> list[Event]:
     if what == SUBSTITUTE:
         known = (symbol, op) in evidence.alternations
         change = evidence.change(symbol, op)
-        found.append(((("y", symbol, known), ("y", known, kind(symbol) == kind(op))), change))
+        which = (("y", symbol, known), ("y", known, kind(symbol) == kind(op)))
+        found.append((evidence.refined(which, SUB, {"left": left, "right": right}), change))
     return found
 
 
