@@ -17,12 +17,14 @@ over tables. Seconds (a minute with ``ur``).
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from phonkit.data.encoding import Example
 from phonkit.data.lexicon import segment
 from phonkit.data.table import FOLDS, fold_split, read_table
+from phonkit.errors import InputError
 from phonkit.experiments.paradigm_tables import tables
 from phonkit.plugins import feature_table
 from phonkit.tables.candidates import Rewrites
@@ -67,18 +69,23 @@ def main() -> None:
     parser.add_argument("--candidates", choices=("analogy", "ur"), default="analogy")
     args = parser.parse_args()
     strings = args.candidates == "ur"
+    try:  # every table read before anything is printed
+        counted = {name: coverage(path, args.seed, strings)
+                   for name, path in tables(args.folder).items()}  # fmt: skip
+    except InputError as error:  # one line and exit code 2, as phonkit's commands end
+        print(error, file=sys.stderr)
+        sys.exit(2)
     first = " first candidate right (%) |" if strings else ""
     header = f"| table | held-out cells | gold among the candidates (%) |{first}"
     print(f"{header} candidates per cell |")
     print("|---|---:|---:|" + ("---:|" if strings else "") + "---:|")
     shares, firsts, sizes = [], [], []
-    for name, path in tables(args.folder).items():
-        cells, covered, first, offered = coverage(path, args.seed, strings)
+    for name, (cells, covered, first_right, offered) in counted.items():
         if not cells:  # no stem with enough known cells to hold one out
             print(f"| {name} | 0 | |{' |' if strings else ''} |")
             continue
         shares.append(100 * covered / cells)
-        firsts.append(100 * first / cells)
+        firsts.append(100 * first_right / cells)
         sizes.append(offered / cells)
         right = f" {firsts[-1]:.1f} |" if strings else ""
         print(f"| {name} | {cells} | {shares[-1]:.1f} |{right} {sizes[-1]:.2f} |")

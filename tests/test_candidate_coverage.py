@@ -1,0 +1,44 @@
+"""benchmarks/candidate_coverage.py: with ``--candidates ur``, the share of held-out cells whose
+first candidate is right is ``--candidates ur``'s ACC, as the committed record has it table by
+table; a folder that is not one ends in one line and exit code 2."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import SHARED
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "benchmarks/candidate_coverage.py"
+spec = importlib.util.spec_from_file_location("candidate_coverage", SCRIPT)
+candidate_coverage = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(candidate_coverage)
+
+
+@pytest.mark.parametrize("table", ["Odden_1.12_English", "Odden_105_Bukusu"])
+def test_the_strings_first_candidates_give_the_record_of_candidates_ur(table):
+    with open(ROOT / "results/tables-textbook/ur/results.tsv", encoding="utf-8") as handle:
+        rows = csv.DictReader(handle, delimiter="\t")
+        record = {(row["table"], row["system"]): row for row in rows}
+    cells, covered, first, _ = candidate_coverage.coverage(
+        SHARED / "textbook" / f"{table}.csv", seed=1, strings=True
+    )
+    assert cells == int(record[table, "pi"]["test_cells"])
+    assert 100 * first / cells == pytest.approx(float(record[table, "pi"]["acc"]), abs=0.01)
+    assert first <= covered <= cells
+
+
+def test_a_folder_without_tables_is_one_line_and_exit_2(tmp_path):
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), str(tmp_path), "--candidates", "ur"],
+        capture_output=True, text=True, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.strip().splitlines() == [f"{tmp_path}: no .csv or .tsv table in the folder"]
