@@ -9,6 +9,8 @@
 # Each step has its own time limit and its own log in OUT_DIR; a failed step does not stop
 # the next. DEVICE (default cuda) is cpu for a dry run of the script on a machine without one;
 # GPU_CHECK_STEPS names the steps to run (default: device tests throughput train tables).
+# Exit status: 0 when every step ran to its end, 1 when one failed, 2 on bad usage (no OUT_DIR,
+# no torch, no shared data: one line on stderr, nothing run).
 #
 # 1. the device, torch and whether --precision auto takes bfloat16 there;
 # 2. the test suite on a machine where CUDA is available (device auto takes it);
@@ -18,9 +20,16 @@
 # 5. six textbook tables (`phonkit experiment tables`, pi, 30 runs): the GPU with --jobs 4,
 #    the CPU with --jobs 8.
 set -u
-out=$(realpath -m "${1:-gpu-check}")
+fail() { echo "gpu_check: $*" >&2; exit 2; }  # bad usage: one line and exit 2, nothing run
+[ $# -ge 1 ] || fail "usage: bash benchmarks/gpu_check.sh OUT_DIR [DEVICE]"
+out=$(realpath -m "$1")
 device=${2:-cuda}
+python3 -c 'import torch' 2>/dev/null ||
+    fail "$(command -v python3) has no torch: activate an environment with torch (a CUDA build for a GPU)"
+[ -d ../shared/data ] || [ -d .shared/data ] ||
+    fail "no shared data: ../shared/data, or .shared/data in the repository"
 mkdir -p "$out"
+: >"$out/steps"
 work=$(mktemp -d)
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1
 PATH="$(dirname "$(python3 -c 'import sys; print(sys.executable)')"):$PATH"
@@ -97,8 +106,10 @@ echo
 cat "$out/steps"
 grep -h -E '^unimorph|^\|' "$out/throughput.log" 2>/dev/null
 grep -h -E 'Elapsed|Maximum resident' "$out/train.log" 2>/dev/null
-python3 -c 'import json, sys; print("sample test", json.load(open(sys.argv[1]))["test"])' \
-    "$out/train-metrics.json"
+[ -f "$out/train-metrics.json" ] &&
+    python3 -c 'import json, sys; print("sample test", json.load(open(sys.argv[1]))["test"])' \
+        "$out/train-metrics.json"
 grep -E " (FAILED|ERROR) |^(FAILED|ERROR)|passed|failed" "$out/tests.log" | cut -c1-220 | sort -u | tail -40
 grep -c " PASSED" "$out/tests.log"
 rm -rf "$work"
+! grep -q ": exit [1-9]" "$out/steps"  # the script's status: 1 where a step failed
