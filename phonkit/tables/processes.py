@@ -27,8 +27,12 @@ specific to the most general, and :class:`Processes` counts them:
   (:func:`feature_classes`: Bukusu's voicing after its nasal prefix);
 - which symbol a substitution gives, preferring the table's attested alternations, counted
   as the features it changes (``[-voi]``) where a feature table knows both symbols, so that
-  one change of several segments (final devoicing of b, d, ɡ) is one pattern, and, where
-  they tell, by a feature of each neighbour as above;
+  one change of several segments (final devoicing of b, d, ɡ) is one pattern; a symbol
+  that becomes the one before it or after it (total assimilation: Finnish *nt* → *nn*,
+  *lt* → *ll*) is one outcome, ``=<`` or ``=>``, whatever the symbols. It is read by the
+  symbol and the class of the symbol before it (a stop that voices after a vowel and
+  assimilates after a consonant) and, where they tell, by a feature of each neighbour as
+  above;
 - whether a symbol is inserted, by the same reasons and, where one tells, a feature of the
   symbol before or after the gap (:func:`feature_classes`: sonority in Turkish's
   epenthesis), and which (by the last vowel).
@@ -338,8 +342,11 @@ def op_events(around: str, at: int, op: str, evidence: Evidence) -> list[Event]:
     found: list[Event] = [(contexts, what)]
     if what == SUBSTITUTE:
         known = (symbol, op) in evidence.alternations
-        change = evidence.change(symbol, op)
-        which = (("y", symbol, known), ("y", known, kind(symbol) == kind(op)))
+        change = (
+            "=<" if op == left else "=>" if op == right else evidence.change(symbol, op)
+        )  # total assimilation, to the symbol before or after
+        which = (("y", symbol, known, kind(left)), ("y", symbol, known),
+                 ("y", known, kind(symbol) == kind(op)))  # fmt: skip
         found.append((evidence.refined(which, SUB, {"left": left, "right": right}), change))
     return found
 
