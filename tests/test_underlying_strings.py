@@ -17,7 +17,7 @@ from phonkit.plugins import feature_table
 from phonkit.tables.processes import GAP, OP, SUB, alternations, in_closed_syllable
 from phonkit.tables.segments import Alphabet, Phonotactics, kind
 from phonkit.tables.strings import UnderlyingStrings, affix
-from phonkit.tables.underlying import Search, cost_of, infer, prepare
+from phonkit.tables.underlying import Search, cost_of, infer, prepare, spanning
 
 # Final devoicing: a stem's last obstruent is voiceless at the word's end and keeps its
 # voicing before the vowel of the second cell.
@@ -251,6 +251,23 @@ def test_what_a_symbol_becomes_is_read_by_the_feature_of_its_neighbour_that_tell
     assert (SUB, "right") in strings.inference.evidence.classes
     assert strings.string_of("8") == "pan"
     assert "".join(strings.spell("8", "8")[0][0]) == "paŋkaʧi"  # not pamkaʧi
+
+
+def test_a_segment_every_form_shows_and_one_ends_with_is_the_stems():
+    # Somali (Odden 4.3): ʔul, ʔuʃa, ʔulo; the l (ʃ before the suffix's t) is in every
+    # form and ends the bare one, so the string keeps it: not /ʔu/ with -l, -ʃa, -lo
+    table = read_table(SHARED / "textbook" / "Odden_4.3_Somali.csv")
+    strings = infer([{c: f for c, f in zip(table.cells, forms, strict=True) if f}
+                     for forms in table.forms], features=feature_table()).strings  # fmt: skip
+    assert {"ʔul", "bil", "meel", "kaliil", "bohol"} <= set(strings)
+    known = {"1": "ʔul", "2": "ʔuʃa", "3": "ʔulo"}
+    edges, pairs = {"2": (0, 1), "3": (0, 1)}, {("l", "ʃ"), ("ʃ", "l")}
+    assert spanning(["ʔu", "ʔul", "ʔuʃ"], known, edges, pairs) == ["ʔul", "ʔuʃ"]
+    # a prefix's last consonant (at-, bʲiz-) stands before every form but starts none:
+    # it is not the stem's
+    known, edges = {"1": "atrozɨ", "2": "bʲizrozɨ"}, {"1": (1, 0), "2": (3, 0)}
+    offered = ["rozɨ", "trozɨ", "zrozɨ"]
+    assert spanning(offered, known, edges, {("t", "z"), ("z", "t")}) == offered
 
 
 def test_a_syllable_is_closed_by_a_consonant_no_vowel_follows():

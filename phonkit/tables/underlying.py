@@ -1,21 +1,22 @@
-"""Underlying strings: every stem's most probable underlying string, given its known forms and
-a phonology of local changes learned from the whole table (:mod:`phonkit.tables.processes`).
+"""Underlying strings: every stem's most probable underlying string, given its known forms and a
+phonology of local changes learned from the whole table (:mod:`phonkit.tables.processes`).
 
-A stem's candidates are the strings its forms are built from: every stretch of one of its
-forms that keeps the stem's core (the part all of them share, once each cell's constant
-edges — material every stem shows in that cell — are set aside), that leaves no more around
-it than the table's affixes reach, and that two of the stem's forms show (any, for a stem
-with two forms). The string chosen for a stem minimises its length (a lexicon's cost,
-:data:`~phonkit.tables.sizes.SYMBOL_COST` per symbol) plus the cost of its forms under the
-processes counted over the *other* stems (leave one stem out), so what the string explains
-must be what the rest of the table shares: the stem's own forms cannot vouch for it.
+A stem's candidates are the strings its forms are built from: every stretch of one of its forms that
+keeps the stem's core (the part all of them share, once each cell's constant edges — material every
+stem shows in that cell — are set aside), that leaves no more around it than the table's affixes
+reach, and that two of the stem's forms show (any, for a stem with two forms), less those that leave
+out a segment all its forms show (:func:`spanning`: Somali /ʔul/, not /ʔu/ with a suffix *-l*). The
+string chosen for a stem minimises its length (a lexicon's cost,
+:data:`~phonkit.tables.sizes.SYMBOL_COST` per symbol) plus the cost of its forms under the processes
+counted over the *other* stems (leave one stem out), so what the string explains must be what the
+rest of the table shares: the stem's own forms cannot vouch for it.
 
-The search is coordinate ascent over stems, from two starts (each stem's core, and its
-longest candidate), with *moves* between its sweeps: the same change of string (by class:
-"add a consonant at the end", "drop the last vowel before a consonant") tried on every stem
-that has it as a candidate at once, and kept where the table's cost falls. A phonological
-pattern shared by several stems (final devoicing, velar deletion) is then taken or left as a
-whole, not stem by stem, where each stem alone would stay with its neighbours.
+The search is coordinate ascent over stems, from two starts (each stem's core, a candidate or not,
+and its longest candidate), with *moves* between its sweeps: the same change of string (by class:
+"add a consonant at the end", "drop the last vowel before a consonant") tried on every stem that has
+it as a candidate at once, and kept where the table's cost falls. A phonological pattern shared by
+several stems (final devoicing, velar deletion) is then taken or left as a whole, not stem by stem,
+where each stem alone would stay with its neighbours.
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ class Inference:
         if not known:
             return None
         core = core_of(known, self.edges)
-        stem = Stem(known, core, candidates(known, core, self.reach))
+        found = candidates(known, core, self.reach)
+        stem = Stem(known, core, spanning(found, known, self.edges, self.evidence.alternations))
         add_analyses(stem, self.reach, self.evidence, self.processes)
         known_costs: dict = {}
         return min(stem.candidates, key=lambda s: cost_of(stem, s, self.processes, known_costs)[0])
@@ -152,6 +154,54 @@ def candidates(known: Known, core: str, reach: tuple[int, int]) -> list[str]:
     return list(found)
 
 
+def spanning(
+    strings: list[str], known: Known, edges: Mapping[str, tuple[int, int]],
+    alternations: set[tuple[str, str]],
+) -> list[str]:  # fmt: skip
+    """``strings`` (a stem's candidates) less those that leave out a segment its forms all
+    show: one more symbol beside the string, the same in every form (its cell's constant
+    edges set aside) or an attested alternant of it, that ends (or starts) one of the forms,
+    where the string with it is a candidate too. A segment every form shows is the stem's,
+    not a suffix that is the whole of what follows the stem in one cell and an alternant of
+    itself in the others: Somali *ʔul*, *ʔuʃa*, *ʔulo* are /ʔul/, not /ʔu/ and *-l*, *-ʃa*,
+    *-lo*."""
+    inner = [
+        form[start : len(form) - end] or form
+        for cell, form in known.items()
+        for start, end in [edges.get(cell, (0, 0))]
+    ]
+    if len(inner) < 2:
+        return strings
+
+    def shown(string: str, longer: str) -> bool:
+        after = longer.startswith(string)
+        symbol = longer[-1] if after else longer[0]
+
+        def beside(form: str) -> bool:
+            at = form.find(string)
+            while at >= 0:
+                place = at + len(string) if after else at - 1
+                if 0 <= place < len(form) and (
+                    form[place] == symbol or (symbol, form[place]) in alternations
+                ):
+                    return True
+                at = form.find(string, at + 1)
+            return False
+
+        edge = str.endswith if after else str.startswith
+        return all(map(beside, inner)) and any(edge(form, longer) for form in known.values())
+
+    return [
+        string for string in strings
+        if not any(
+            len(longer) == len(string) + 1
+            and (longer.startswith(string) or longer.endswith(string))
+            and shown(string, longer)
+            for longer in strings
+        )
+    ]  # fmt: skip
+
+
 @dataclass
 class Table:
     """A table prepared for the search: its stems, what the events read, empty processes
@@ -198,7 +248,11 @@ def prepare(
         given = fixed[number] if fixed is not None else None
         if given is not None and core not in given:
             core = ""  # a stored string that does not keep the core: align it whole
-        strings = [given] if given is not None else candidates(known, core, (reach[0], reach[1]))
+        strings = (
+            [given] if given is not None
+            else spanning(candidates(known, core, (reach[0], reach[1])), known, edges,
+                          evidence.alternations)
+        )  # fmt: skip
         stem = Stem(known, core, strings)
         add_analyses(stem, (reach[0], reach[1]), evidence, processes)
         stems.append(stem)
@@ -208,13 +262,15 @@ def prepare(
 def add_analyses(
     stem: Stem, reach: tuple[int, int], evidence: Evidence, processes: Processes
 ) -> None:
-    """The analyses of each of the stem's known forms from each of its candidates."""
+    """The analyses of each of the stem's known forms from each of its candidates, and from
+    its core (where the search starts, a candidate or not)."""
     stem.analyses = {
         string: {
             cell: analyses(string, form, cell, stem.core, reach, evidence, processes)
             for cell, form in stem.known.items()
         }
-        for string in stem.candidates
+        for string in dict.fromkeys([*stem.candidates, stem.core])
+        if string
     }
 
 
