@@ -254,23 +254,24 @@ def prepare(
                           evidence.alternations)
         )  # fmt: skip
         stem = Stem(known, core, strings)
-        add_analyses(stem, (reach[0], reach[1]), evidence, processes)
+        add_analyses(stem, (reach[0], reach[1]), evidence, processes, given is None)
         stems.append(stem)
     return Table(stems, evidence, processes, (reach[0], reach[1]), edges)
 
 
 def add_analyses(
-    stem: Stem, reach: tuple[int, int], evidence: Evidence, processes: Processes
-) -> None:
-    """The analyses of each of the stem's known forms from each of its candidates, and from
-    its core (where the search starts, a candidate or not)."""
+    stem: Stem, reach: tuple[int, int], evidence: Evidence, processes: Processes,
+    start: bool = False,
+) -> None:  # fmt: skip
+    """The analyses of each of the stem's known forms from each of its candidates, and with
+    ``start`` from its core too (where the search starts, a candidate or not)."""
+    strings = [*stem.candidates, stem.core] if start and stem.core else stem.candidates
     stem.analyses = {
         string: {
             cell: analyses(string, form, cell, stem.core, reach, evidence, processes)
             for cell, form in stem.known.items()
         }
-        for string in dict.fromkeys([*stem.candidates, stem.core])
-        if string
+        for string in dict.fromkeys(strings)
     }
 
 
