@@ -47,6 +47,7 @@ from phonkit.tables.sizes import (
 
 Known = Mapping[str, str]  # a stem's known forms by cell, a form as a string of symbols
 Features = Callable[[str], Mapping[str, str] | None] | None  # a symbol's features, if known
+Usual = frozenset[tuple[str, bool, str]]  # (cell, at its end, symbol): :func:`usual_edges`
 
 
 @dataclass
@@ -70,6 +71,7 @@ class Inference:
     evidence: Evidence
     reach: tuple[int, int]  # how far a table's affixes reach from a stem's core
     edges: dict[str, tuple[int, int]]  # each cell's constant edges
+    usual: Usual  # the symbols most of a cell's forms start or end with
     stems: list[Stem | None]  # by row; None for a row with no known form
     chosen: list[dict[str, Analysis]]  # by row
 
@@ -80,7 +82,8 @@ class Inference:
             return None
         core = core_of(known, self.edges)
         found = candidates(known, core, self.reach)
-        stem = Stem(known, core, spanning(found, known, self.edges, self.evidence.alternations))
+        spans = spanning(found, known, self.edges, self.usual, self.evidence.alternations)
+        stem = Stem(known, core, spans)
         add_analyses(stem, self.reach, self.evidence, self.processes)
         known_costs: dict = {}
         return min(stem.candidates, key=lambda s: cost_of(stem, s, self.processes, known_costs)[0])
@@ -99,22 +102,39 @@ def longest_shared(forms: Sequence[str]) -> str:
     return ""
 
 
-def constant_edges(rows: Sequence[Known]) -> dict[str, tuple[int, int]]:
-    """For each cell shown by at least :data:`CONSTANT_EDGE_STEMS` stems, how many symbols at
-    its start and its end every one of its forms shares (the cell's own material)."""
+def _cells(rows: Sequence[Known]) -> dict[str, list[str]]:
+    """The forms of each cell shown by at least :data:`CONSTANT_EDGE_STEMS` stems."""
     by_cell: dict[str, list[str]] = {}
     for known in rows:
         for cell, form in known.items():
             by_cell.setdefault(cell, []).append(form)
+    return {cell: forms for cell, forms in by_cell.items() if len(forms) >= CONSTANT_EDGE_STEMS}
+
+
+def constant_edges(rows: Sequence[Known]) -> dict[str, tuple[int, int]]:
+    """For each cell shown by at least :data:`CONSTANT_EDGE_STEMS` stems, how many symbols at
+    its start and its end every one of its forms shares (the cell's own material)."""
     edges = {}
-    for cell, forms in by_cell.items():
-        if len(forms) < CONSTANT_EDGE_STEMS:
-            continue
+    for cell, forms in _cells(rows).items():
         start = len(_common_start(forms))
         end = len(_common_start([form[::-1] for form in forms]))
         shortest = min(len(form) for form in forms)
         edges[cell] = (min(start, shortest - 1), min(end, shortest - 1))
     return edges
+
+
+def usual_edges(rows: Sequence[Known]) -> Usual:
+    """For each cell shown by at least :data:`CONSTANT_EDGE_STEMS` stems, the symbol that
+    more than half of its forms end with, and the one they start with, if any: (cell, at
+    its end, symbol). Material most stems show there is the cell's, as all of them show
+    its constant edges (Dutch adjectives' *-e*, beside the few that take none)."""
+    found = set()
+    for cell, forms in _cells(rows).items():
+        for end, at in ((True, -1), (False, 0)):
+            symbol, times = Counter(form[at] for form in forms).most_common(1)[0]
+            if 2 * times > len(forms):
+                found.add((cell, end, symbol))
+    return frozenset(found)
 
 
 def _common_start(forms: Sequence[str]) -> str:
@@ -155,13 +175,14 @@ def candidates(known: Known, core: str, reach: tuple[int, int]) -> list[str]:
 
 
 def spanning(
-    strings: list[str], known: Known, edges: Mapping[str, tuple[int, int]],
+    strings: list[str], known: Known, edges: Mapping[str, tuple[int, int]], usual: Usual,
     alternations: set[tuple[str, str]],
 ) -> list[str]:  # fmt: skip
     """``strings`` (a stem's candidates) less those that leave out a segment its forms all
     show: one more symbol beside the string, the same in every form (its cell's constant
     edges set aside) or an attested alternant of it, that ends (or starts) one of the forms,
-    where the string with it is a candidate too. A segment every form shows is the stem's,
+    where the string with it is a candidate too and the symbol is not what most forms of
+    that form's cell end (start) with (``usual``). A segment every form shows is the stem's,
     not a suffix that is the whole of what follows the stem in one cell and an alternant of
     itself in the others: Somali *ʔul*, *ʔuʃa*, *ʔulo* are /ʔul/, not /ʔu/ and *-l*, *-ʃa*,
     *-lo*."""
@@ -189,7 +210,10 @@ def spanning(
             return False
 
         edge = str.endswith if after else str.startswith
-        return all(map(beside, inner)) and any(edge(form, longer) for form in known.values())
+        return all(map(beside, inner)) and any(
+            edge(form, longer) and (cell, after, symbol) not in usual
+            for cell, form in known.items()
+        )
 
     return [
         string for string in strings
@@ -205,14 +229,15 @@ def spanning(
 @dataclass
 class Table:
     """A table prepared for the search: its stems, what the events read, empty processes
-    that number their events' contexts, how far affixes reach and the cells' constant
-    edges."""
+    that number their events' contexts, how far affixes reach, the cells' constant edges and
+    the symbols most of their forms start or end with."""
 
     stems: list[Stem]
     evidence: Evidence
     processes: Processes
     reach: tuple[int, int]
     edges: dict[str, tuple[int, int]]
+    usual: Usual
 
 
 def prepare(
@@ -225,7 +250,7 @@ def prepare(
     """The stems of a table (rows of known forms by cell); with ``fixed``, a stem's one
     candidate is its string there (where not None); ``features``, a symbol's features where
     a feature table knows it; ``harmonic``, the affix vowel slots read by harmony."""
-    edges = constant_edges(rows)
+    edges, usual = constant_edges(rows), usual_edges(rows)
     cores = [core_of(known, edges) for known in rows]
     reach = [0, 0]
     for known, core in zip(rows, cores, strict=True):
@@ -250,13 +275,13 @@ def prepare(
             core = ""  # a stored string that does not keep the core: align it whole
         strings = (
             [given] if given is not None
-            else spanning(candidates(known, core, (reach[0], reach[1])), known, edges,
+            else spanning(candidates(known, core, (reach[0], reach[1])), known, edges, usual,
                           evidence.alternations)
         )  # fmt: skip
         stem = Stem(known, core, strings)
         add_analyses(stem, (reach[0], reach[1]), evidence, processes, given is None)
         stems.append(stem)
-    return Table(stems, evidence, processes, (reach[0], reach[1]), edges)
+    return Table(stems, evidence, processes, (reach[0], reach[1]), edges, usual)
 
 
 def add_analyses(
@@ -486,7 +511,7 @@ def infer(
         by_row[row], score_by_row[row] = strings[number], scores[number]
         stem_by_row[row], chosen_by_row[row] = stems[number], chosen[number]
     return Inference(
-        by_row, score_by_row, processes, table.evidence, table.reach, table.edges,
+        by_row, score_by_row, processes, table.evidence, table.reach, table.edges, table.usual,
         stem_by_row, chosen_by_row,
     )  # fmt: skip
 
