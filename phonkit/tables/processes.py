@@ -497,17 +497,26 @@ class Numbering:
 class Processes:
     """Counts of events by context, and the cost (-log probability) of an event. Contexts,
     keys and events are numbered once (:meth:`counted`, :class:`Numbering`), so that
-    counting and costing are lookups by small integers; processes made by :meth:`empty`
-    share the numbers."""
+    counting and costing are lookups in lists by small integers; processes made by
+    :meth:`empty` share the numbers, and their lists grow as the numbers do."""
 
     def __init__(self, alphabet: int, numbering: Numbering | None = None):
         self.alphabet = max(2, alphabet)
         self.numbering = Numbering() if numbering is None else numbering
         self.table = self.numbering.table
-        self.counts: dict[int, int] = {}  # by key
-        self.totals: dict[int, int] = {}  # by context
-        self.types: dict[int, int] = {}  # outcomes seen in each context
+        self.counts: list[int] = []  # by key
+        self.totals: list[int] = []  # by context
+        self.types: list[int] = []  # outcomes seen in each context
         self.outcomes: dict[int, set[str]] = {}  # which, once seen
+        self._grow()
+
+    def _grow(self) -> None:
+        """Room in the lists for every context and key numbered so far (a new context comes
+        with a new key, so the keys tell when to grow)."""
+        keys, contexts = len(self.numbering.key_contexts), len(self.numbering.contexts)
+        self.counts += [0] * (keys - len(self.counts))
+        self.totals += [0] * (contexts - len(self.totals))
+        self.types += [0] * (contexts - len(self.types))
 
     def empty(self) -> Processes:
         """Processes with no count that number contexts and events as these do."""
@@ -551,31 +560,34 @@ class Processes:
 
     def add(self, analysis: Analysis, times: int = 1) -> None:
         """Count the analysis's events ``times`` times (-1 takes them back)."""
+        if len(self.counts) < len(self.numbering.key_contexts):
+            self._grow()
         counts, totals = self.counts, self.totals
         pairs, contexts = analysis.tally
-        count, total = counts.get, totals.get
         for key, many in pairs:
-            before = count(key, 0)
+            before = counts[key]
             after = counts[key] = before + many * times
             if (after > 0) != (before > 0):  # the outcome is seen anew, or no longer
                 self._seen(key, after > 0)
         for number, many in contexts:
-            totals[number] = total(number, 0) + many * times
+            totals[number] += many * times
 
     def _seen(self, key: int, now: bool) -> None:
         number = self.numbering.key_contexts[key]
-        self.types[number] = self.types.get(number, 0) + (1 if now else -1)
+        self.types[number] += 1 if now else -1
         if now:
             self.outcomes.setdefault(number, set()).add(self.numbering.key_outcomes[key])
 
     def cost(self, event: Counted) -> float:
+        if len(self.counts) < len(self.numbering.key_contexts):
+            self._grow()
         keys, p = self.table[event]
-        count, total_of, types = self.counts.get, self.totals.get, self.types
+        counts, totals, types = self.counts, self.totals, self.types
         for number, key in keys:
-            total = total_of(number, 0)
+            total = totals[number]
             if total > 0:
                 seen = types[number]
-                p = (count(key, 0) + seen * p) / (total + seen)
+                p = (counts[key] + seen * p) / (total + seen)
         return -math.log(p)
 
     def costs(self, found: Iterable[Counted], known: dict[Counted, float] | None = None) -> float:
