@@ -5,6 +5,7 @@ no stem showed."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -14,7 +15,15 @@ from phonkit.data.encoding import Example
 from phonkit.data.lexicon import Entry, segment
 from phonkit.data.table import read_table
 from phonkit.plugins import feature_table
-from phonkit.tables.processes import GAP, OP, SUB, alternations, in_closed_syllable
+from phonkit.tables.processes import (
+    GAP,
+    OP,
+    SUB,
+    alternations,
+    in_closed_syllable,
+    op_events,
+    padded,
+)  # fmt: skip
 from phonkit.tables.segments import Alphabet, Phonotactics, kind
 from phonkit.tables.strings import UnderlyingStrings, affix
 from phonkit.tables.underlying import Search, cost_of, infer, prepare, spanning
@@ -275,6 +284,28 @@ def test_a_segment_every_form_shows_and_one_ends_with_is_the_stems():
     assert spanning(["rod", "rode"], known, {}, frozenset({("1", True, "e")}), set()) == [
         "rod", "rode"
     ]
+
+
+def test_a_symbol_that_becomes_its_neighbour_is_one_process_whatever_the_symbols():
+    # Finnish-like gradation: t assimilates to the consonant before it (nt → nn, rt → rr,
+    # lt → ll) and voices after a vowel; mt → mm is then the same process, not a new one
+    table = {"kanta": ("kanta", "kannan"), "parta": ("parta", "parran"),
+             "silta": ("silta", "sillan"), "katu": ("katu", "kadun"),
+             "pata": ("pata", "padan")}  # fmt: skip
+    inference = infer(rows(table))
+    assert inference.strings[:3] == ["kant", "part", "silt"]  # and the suffixes -a, -an
+    evidence, processes = inference.evidence, inference.processes
+
+    def which(string, into):  # what the string's t becomes before -an, and its cost
+        (_, becomes) = op_events(padded(string, "", "an"), string.index("t"), into, evidence)
+        return becomes[1], processes.cost(processes.counted(becomes))
+
+    assert which("kant", "n")[0] == "=<"  # the symbol before it
+    assert which("kant", "a")[0] == "=>"  # the symbol after it
+    copied, cost = which("kamt", "m")
+    assert copied == "=<"
+    assert cost < which("kamt", "n")[1]  # mt → mm, not mt → mn
+    assert which("pat", "d")[1] < math.log(2)  # after a vowel, t voices more often than not
 
 
 def test_a_syllable_is_closed_by_a_consonant_no_vowel_follows():
