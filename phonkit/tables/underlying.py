@@ -148,13 +148,16 @@ def _common_start(forms: Sequence[str]) -> str:
 def core_of(known: Known, edges: Mapping[str, tuple[int, int]]) -> str:
     """The longest stretch a stem's forms share once each cell's constant edges are set
     aside; nothing for a stem with one form (which shows no stretch as its own)."""
-    if len(known) < 2:
-        return ""
-    inner = []
-    for cell, form in known.items():
-        start, end = edges.get(cell, (0, 0))
-        inner.append(form[start : len(form) - end] or form)
-    return longest_shared(inner)
+    return longest_shared(inner_forms(known, edges)) if len(known) >= 2 else ""
+
+
+def inner_forms(known: Known, edges: Mapping[str, tuple[int, int]]) -> list[str]:
+    """A stem's forms, each less its cell's constant edges (whole where nothing is left)."""
+    return [
+        form[start : len(form) - end] or form
+        for cell, form in known.items()
+        for start, end in [edges.get(cell, (0, 0))]
+    ]
 
 
 def candidates(known: Known, core: str, reach: tuple[int, int]) -> list[str]:
@@ -186,11 +189,7 @@ def spanning(
     not a suffix that is the whole of what follows the stem in one cell and an alternant of
     itself in the others: Somali *ʔul*, *ʔuʃa*, *ʔulo* are /ʔul/, not /ʔu/ and *-l*, *-ʃa*,
     *-lo*."""
-    inner = [
-        form[start : len(form) - end] or form
-        for cell, form in known.items()
-        for start, end in [edges.get(cell, (0, 0))]
-    ]
+    inner = inner_forms(known, edges)
     if len(inner) < 2:
         return strings
 
