@@ -420,6 +420,25 @@ def test_reliability_prefers_the_rewrite_the_other_stems_take():
     assert own[0] / own[1] == pytest.approx(2.5 / 2.5)
 
 
+def test_reliability_trusts_the_stems_with_the_same_symbol_beside_the_affix():
+    # -z on most stems, -əz on those that end in a sibilant: for a new stem ending in s the
+    # stems that end in s decide, (right' + share) / (applies' + 1), with the share of all
+    # the stems (right + ½) / (applies + 1) as their prior
+    rows = [("bɛɡɪŋ", "bɛɡz"), ("lovɪŋ", "lovz"), ("sinɪŋ", "sinz"), ("nidɪŋ", "nidz"),
+            ("pasɪŋ", "pasəz"), ("misɪŋ", "misəz")]  # fmt: skip
+    rewrites = Rewrites(examples_of(rows, ("ptcp", "3sg"), numbered=False))
+    known = {"ptcp": segment("kisɪŋ")}
+    forms = [segment("kisz"), segment("kisəz")]
+    z, ez = rewrites.reliability("kis", "3sg", forms, known)
+    assert ez > z
+    z_share, ez_share = (4 + 0.5) / 7, (2 + 0.5) / 7  # over all six stems
+    assert ez / z == pytest.approx(((2 + ez_share) / 3) / ((0 + z_share) / 3))
+    # a stem ending in a symbol no other stem ends in falls back on the shares of all
+    forms = [segment("kitz"), segment("kitəz")]
+    z, ez = rewrites.reliability("kit", "3sg", forms, {"ptcp": segment("kitɪŋ")})
+    assert z / ez == pytest.approx(z_share / ez_share)
+
+
 def test_a_gap_in_a_citation_cell_is_the_lemma():
     # the infinitive is the lemma on every verb that shows it: a verb whose known forms lack
     # it has its lemma there; numbered stems have no such cell

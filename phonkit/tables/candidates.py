@@ -32,6 +32,9 @@ from phonkit.tables.rewrites import CellRewrites, Edit, Paradigm, Symbols, apply
 from phonkit.tables.sizes import EXCEPTIONLESS, SPELLED
 from phonkit.tables.strings import UnderlyingStrings, strings_of
 
+Counts = tuple[int, int]  # on how many forms a rewrite applies, on how many it is right
+Tally = tuple[Counts, dict[tuple[str | None, str | None], Counts]]  # in all, by :func:`beside`
+
 
 class Rewrites:
     """The affix rewrites between every two cells, counted over known paradigms."""
@@ -48,7 +51,7 @@ class Rewrites:
         self.analogy = CellRewrites(self.paradigms)
         self.copies = list(copies)
         self.strings = strings  # with them, the candidates are their spell-outs alone
-        self.tallies: dict[tuple[str, str], dict[Edit, tuple[int, int]]] = {}
+        self.tallies: dict[tuple[str, str], dict[Edit, Tally]] = {}
 
     @classmethod
     def of(cls, run: Run) -> Rewrites | None:
@@ -147,40 +150,55 @@ class Rewrites:
     ) -> list[float]:
         """How reliable the table finds the rewrite that makes each of ``forms`` from
         ``lemma``'s ``known`` forms (up to its alternants): over the other stems whose form
-        in the rewrite's source cell it applies to, the share it rewrites into their form in
-        ``bundle``, (right + ½) / (applies + 1); the best over the rewrites that make the
+        in the rewrite's source cell it applies to, the share r it rewrites into their form
+        in ``bundle``, (right + ½) / (applies + 1); then over those of them whose form has
+        the same symbol beside the rewritten affix (:func:`beside`: English *catch* takes
+        *-əz* where most stems take *-z*), (right' + r) / (applies' + 1), so that the stems
+        like it decide as far as there are any. The best over the rewrites that make the
         form, normalised over ``forms``."""
         best = [0.0] * len(forms)
         place = {form: number for number, form in enumerate(forms)}
         own = self.paradigms.get(lemma, {})  # not evidence for its own gap
         for source, form in known.items():
             alternants = self.analogy.alternants.get((source, bundle), frozenset())
-            for rule, (applies, right) in self.tally(source, bundle).items():
+            for rule, (counts, by_context) in self.tally(source, bundle).items():
                 made = apply(rule, form, alternants)
                 if made not in place:
                     continue
+                context = beside(rule, form)
+                (applies, right), (like, like_right) = counts, by_context.get(context, (0, 0))
                 mine = apply(rule, own[source]) if source in own and bundle in own else None
                 if mine is not None:
-                    applies, right = applies - 1, right - (mine == own[bundle])
+                    hit = mine == own[bundle]
+                    applies, right = applies - 1, right - hit
+                    if beside(rule, own[source]) == context:
+                        like, like_right = like - 1, like_right - hit
+                share = (right + 0.5) / (applies + 1)
                 number = place[made]
-                best[number] = max(best[number], (right + 0.5) / (applies + 1))
+                best[number] = max(best[number], (like_right + share) / (like + 1))
         total = sum(best)
         return [score / total for score in best] if total else []
 
-    def tally(self, source: str, bundle: str) -> dict[Edit, tuple[int, int]]:
+    def tally(self, source: str, bundle: str) -> dict[Edit, Tally]:
         """For each rewrite from ``source`` to ``bundle``: over the stems with both cells, on
         how many forms it applies and on how many it gives their form in ``bundle`` (counted
-        once per pair of cells)."""
+        once per pair of cells), in all and by the symbols beside the rewritten affix."""
         found = self.tallies.get((source, bundle))
         if found is None:
             pairs = [(p[source], p[bundle]) for p in self.paradigms.values()
                      if source in p and bundle in p]  # fmt: skip
             found = self.tallies[source, bundle] = {}
             for rule, _ in self.analogy.rules.get((source, bundle), []):
-                made = [apply(rule, old) for old, _ in pairs]
+                counts, by_context = [0, 0], {}
+                for old, new in pairs:
+                    made = apply(rule, old)
+                    if made is not None:
+                        for tallied in (counts, by_context.setdefault(beside(rule, old), [0, 0])):
+                            tallied[0] += 1
+                            tallied[1] += made == new
                 found[rule] = (
-                    sum(m is not None for m in made),
-                    sum(m == new for m, (_, new) in zip(made, pairs, strict=True)),
+                    (counts[0], counts[1]),
+                    {context: (a, r) for context, (a, r) in by_context.items()},
                 )
         return found
 
@@ -190,6 +208,20 @@ class Rewrites:
         make, for a stem the run never saw)."""
         assert self.strings is not None
         return [form for form, _ in self.strings.spell(lemma, bundle, known, SPELLED)]
+
+
+def beside(rule: Edit, form: Symbols) -> tuple[str | None, str | None]:
+    """The symbols of ``form`` beside the affixes ``rule`` rewrites: after its prefix where
+    the rule changes the prefix, before its suffix where it changes the suffix (None where
+    it does not, or where nothing stands between them)."""
+    old_prefix, new_prefix, old_suffix, new_suffix = rule
+    start, end = len(old_prefix), len(form) - len(old_suffix)
+    if end <= start:
+        return None, None
+    return (
+        form[start] if old_prefix != new_prefix else None,
+        form[end - 1] if old_suffix != new_suffix else None,
+    )
 
 
 def known_forms(examples: Sequence[Example]) -> Mapping[str, Paradigm]:
