@@ -33,7 +33,8 @@ from phonkit.tables.sizes import EXCEPTIONLESS, SPELLED
 from phonkit.tables.strings import UnderlyingStrings, strings_of
 
 Counts = tuple[int, int]  # on how many forms a rewrite applies, on how many it is right
-Tally = tuple[Counts, dict[tuple[str | None, str | None], Counts]]  # in all, by :func:`beside`
+Context = tuple[str | None, str | None]  # the symbols beside a rewritten affix (:func:`beside`)
+Tally = tuple[Counts, dict[Context, Counts]]  # in all, and by context
 
 
 class Rewrites:
@@ -189,7 +190,7 @@ class Rewrites:
                      if source in p and bundle in p]  # fmt: skip
             found = self.tallies[source, bundle] = {}
             for rule, _ in self.analogy.rules.get((source, bundle), []):
-                counts, by_context = [0, 0], {}
+                counts, by_context = [0, 0], dict[Context, list[int]]()
                 for old, new in pairs:
                     made = apply(rule, old)
                     if made is not None:
@@ -210,7 +211,7 @@ class Rewrites:
         return [form for form, _ in self.strings.spell(lemma, bundle, known, SPELLED)]
 
 
-def beside(rule: Edit, form: Symbols) -> tuple[str | None, str | None]:
+def beside(rule: Edit, form: Symbols) -> Context:
     """The symbols of ``form`` beside the affixes ``rule`` rewrites: after its prefix where
     the rule changes the prefix, before its suffix where it changes the suffix (None where
     it does not, or where nothing stands between them)."""
