@@ -16,8 +16,9 @@ from phonkit.data.encoding import Example
 from phonkit.data.lexicon import Entry, segment
 from phonkit.data.table import fold_split, read_table, written_form
 from phonkit.errors import InputError
-from phonkit.tables.candidates import Rewrites
+from phonkit.tables.candidates import Rewrites, beside
 from phonkit.tables.judges import by_every_judge
+from phonkit.tables.rewrites import edit
 from phonkit.tasks.baseline import AnalogyBaseline, NearestFormBaseline
 
 # A regular little language: singular STEM, plural STEM+i, and a locative that voices a
@@ -437,6 +438,9 @@ def test_reliability_trusts_the_stems_with_the_same_symbol_beside_the_affix():
     forms = [segment("kitz"), segment("kitəz")]
     z, ez = rewrites.reliability("kit", "3sg", forms, {"ptcp": segment("kitɪŋ")})
     assert z / ez == pytest.approx(z_share / ez_share)
+    # beside a rewritten prefix, the symbol after it; beside a rewritten suffix, the one before
+    assert beside(edit(segment("werken"), segment("gewerkt")), segment("maken")) == ("m", "k")
+    assert beside(edit(segment("kisɪŋ"), segment("kisz")), segment("pasɪŋ")) == (None, "s")
 
 
 def test_a_gap_in_a_citation_cell_is_the_lemma():
