@@ -7,7 +7,10 @@ depends on the stem, which is what its underlying form encodes. So a gap's candi
 the affix rewrites of the stem's known forms into the gap's cell (every rewrite the table
 shows between the two cells, :class:`~phonkit.tables.rewrites.CellRewrites`), and judges
 choose (:mod:`phonkit.tables.judges`), the table's count of how reliable each rewrite is
-among them. A gap with no candidate (no rewrite applies) gets the model's own decoding, or
+among them. Where a feature table is installed (``phonkit-panphon``), the rewrites also apply
+by proportion (:mod:`phonkit.tables.proportions`: *pukul → məmukul* makes *kirim → məŋirim*),
+and such a candidate's reliability is read over the other stems the rewrite reaches by
+proportion. A gap with no candidate (no rewrite applies) gets the model's own decoding, or
 the first copy model's greedy form where the run has copy models.
 
 With ``model.candidates = ur`` a gap's forms are instead those its stem's underlying string
@@ -24,17 +27,19 @@ from functools import cache
 from phonkit.data.encoding import Example, Vocabularies
 from phonkit.model.copying import CopyModel
 from phonkit.model.phonology import Phonology
+from phonkit.plugins import feature_table
 from phonkit.run.directory import Run
 from phonkit.run.factory import load_copy_models
 from phonkit.tables.citations import Citations, Spell
 from phonkit.tables.judges import by_every_judge, scored_by
+from phonkit.tables.proportions import Features, Proportions
 from phonkit.tables.rewrites import CellRewrites, Edit, Paradigm, Symbols, apply
 from phonkit.tables.sizes import EXCEPTIONLESS, SPELLED
 from phonkit.tables.strings import UnderlyingStrings, strings_of
 
 Counts = tuple[int, int]  # on how many forms a rewrite applies, on how many it is right
 Context = tuple[str | None, str | None]  # the symbols beside a rewritten affix (:func:`beside`)
-Tally = tuple[Counts, dict[Context, Counts]]  # in all, and by context
+Tally = tuple[Counts, dict[Context, Counts], Counts]  # in all, by context, by proportion
 
 
 class Rewrites:
@@ -46,8 +51,11 @@ class Rewrites:
         copies: Sequence[CopyModel] = (),
         strings: UnderlyingStrings | None = None,
         spell: Spell | None = None,
+        features: Features | None = None,
     ):
         self.paradigms = dict(known_forms(examples))
+        inventory = {symbol for example in examples for symbol in example.surface}
+        self.proportions = Proportions(features, inventory) if features else None
         self.citations = Citations(examples, spell)  # ``spell``: lemmas as forms are spelled
         self.analogy = CellRewrites(self.paradigms)
         self.copies = list(copies)
@@ -58,8 +66,8 @@ class Rewrites:
     def of(cls, run: Run) -> Rewrites | None:
         """The rewrites of a run whose model ranks them (``model.candidates`` is not
         ``model``), counted over its training forms, with the run's copy models where it
-        has them, or its underlying strings (``ur``); None for a model that decodes on its
-        own."""
+        has them and the installed feature table's proportions, or its underlying strings
+        (``ur``); None for a model that decodes on its own."""
         candidates = run.config.model.candidates
         if candidates == "model":
             return None
@@ -70,7 +78,8 @@ class Rewrites:
 
         if candidates == "ur":
             return cls(run.examples("train"), strings=strings_of(run), spell=spelled)
-        return cls(run.examples("train"), load_copy_models(run), spell=spelled)
+        copies = load_copy_models(run)
+        return cls(run.examples("train"), copies, spell=spelled, features=feature_table())
 
     def known(self, lemma: str, given: Paradigm | None = None) -> Paradigm:
         """The known forms of ``lemma``: its training paradigm and ``given``."""
@@ -79,8 +88,8 @@ class Rewrites:
     def candidates(self, lemma: str, bundle: str, known: Paradigm | None = None) -> list[Symbols]:
         """The forms of ``lemma`` in ``bundle`` that the rewrites make from its known forms
         (its training paradigm and ``known``), most often seen rewrite first, then those they
-        make up to their alternants (:func:`~phonkit.tables.rewrites.apply`), without
-        repeats. Where a known cell goes to ``bundle`` by one rewrite without exception (on
+        make up to their alternants and by proportion (:func:`~phonkit.tables.rewrites.apply`),
+        without repeats. Where a known cell goes to ``bundle`` by one rewrite without exception (on
         at least :data:`~phonkit.tables.sizes.EXCEPTIONLESS` stems), its forms are the only
         candidates: the table leaves nothing to choose."""
         forms = {cell: form for cell, form in self.known(lemma, known).items() if cell != bundle}
@@ -97,11 +106,11 @@ class Rewrites:
         if certain:
             return list(certain)
         for source, form in forms.items():
-            alternants = self.analogy.alternants.get((source, bundle))
-            if not alternants:
+            alternants = self.analogy.alternants.get((source, bundle), frozenset())
+            if not alternants and self.proportions is None:
                 continue
-            for rule, _ in self.analogy.rules[source, bundle]:
-                rewritten = apply(rule, form, alternants)
+            for rule, _ in self.analogy.rules.get((source, bundle), []):
+                rewritten = apply(rule, form, alternants, self.proportions)
                 if rewritten:
                     found.setdefault(rewritten)
         return list(found)
@@ -152,27 +161,37 @@ class Rewrites:
         """How reliable the table finds the rewrite that makes each of ``forms`` from
         ``lemma``'s ``known`` forms (up to its alternants): over the other stems whose form
         in the rewrite's source cell it applies to, the share r it rewrites into their form
-        in ``bundle``, (right + ½) / (applies + 1); then over those of them whose form has
-        the same symbol beside the rewritten affix (:func:`beside`: English *catch* takes
-        *-əz* where most stems take *-z*), (right' + r) / (applies' + 1), so that the stems
-        like it decide as far as there are any. The best over the rewrites that make the
-        form, normalised over ``forms``."""
+        in ``bundle``, (right + ½) / (applies + 1); then over those of them like this one,
+        (right' + r) / (applies' + 1), so that the stems like it decide as far as there are
+        any: those whose form has the same symbol beside the rewritten affix (:func:`beside`:
+        English *catch* takes *-əz* where most stems take *-z*), or, for a form the rewrite
+        makes by proportion alone, those the rewrite reaches by proportion too. The best over
+        the rewrites that make the form, normalised over ``forms``."""
         best = [0.0] * len(forms)
         place = {form: number for number, form in enumerate(forms)}
         own = self.paradigms.get(lemma, {})  # not evidence for its own gap
         for source, form in known.items():
             alternants = self.analogy.alternants.get((source, bundle), frozenset())
-            for rule, (counts, by_context) in self.tally(source, bundle).items():
-                made = apply(rule, form, alternants)
+            for rule, (counts, by_context, by_proportion) in self.tally(source, bundle).items():
+                made = apply(rule, form, alternants, self.proportions)
                 if made not in place:
                     continue
+                proportional = apply(rule, form, alternants) is None
                 context = beside(rule, form)
-                (applies, right), (like, like_right) = counts, by_context.get(context, (0, 0))
-                mine = apply(rule, own[source]) if source in own and bundle in own else None
-                if mine is not None:
-                    hit = mine == own[bundle]
-                    applies, right = applies - 1, right - hit
-                    if beside(rule, own[source]) == context:
+                applies, right = counts
+                like, like_right = (
+                    by_proportion if proportional else by_context.get(context, (0, 0))
+                )
+                if source in own and bundle in own:
+                    exact, theirs = self.applied(rule, own[source])
+                    hit = (exact or theirs) == own[bundle]
+                    if exact is not None:
+                        applies, right = applies - 1, right - hit
+                    if proportional:
+                        alike = theirs is not None
+                    else:
+                        alike = exact is not None and beside(rule, own[source]) == context
+                    if alike:
                         like, like_right = like - 1, like_right - hit
                 share = (right + 0.5) / (applies + 1)
                 number = place[made]
@@ -180,26 +199,40 @@ class Rewrites:
         total = sum(best)
         return [score / total for score in best] if total else []
 
+    def applied(self, rule: Edit, form: Symbols) -> tuple[Symbols | None, Symbols | None]:
+        """``form`` rewritten by ``rule`` as it is, and, where it is not, by proportion."""
+        exact = apply(rule, form)
+        if exact is not None or self.proportions is None:
+            return exact, None
+        return None, apply(rule, form, proportions=self.proportions)
+
     def tally(self, source: str, bundle: str) -> dict[Edit, Tally]:
         """For each rewrite from ``source`` to ``bundle``: over the stems with both cells, on
         how many forms it applies and on how many it gives their form in ``bundle`` (counted
-        once per pair of cells), in all and by the symbols beside the rewritten affix."""
+        once per pair of cells), in all and by the symbols beside the rewritten affix; and
+        the same over the forms it applies to by proportion alone."""
         found = self.tallies.get((source, bundle))
         if found is None:
             pairs = [(p[source], p[bundle]) for p in self.paradigms.values()
                      if source in p and bundle in p]  # fmt: skip
             found = self.tallies[source, bundle] = {}
             for rule, _ in self.analogy.rules.get((source, bundle), []):
-                counts, by_context = [0, 0], dict[Context, list[int]]()
+                counts, by_proportion = [0, 0], [0, 0]
+                by_context = dict[Context, list[int]]()
                 for old, new in pairs:
-                    made = apply(rule, old)
-                    if made is not None:
-                        for tallied in (counts, by_context.setdefault(beside(rule, old), [0, 0])):
-                            tallied[0] += 1
-                            tallied[1] += made == new
+                    exact, proportional = self.applied(rule, old)
+                    tallied: list[list[int]] = []
+                    if exact is not None:
+                        tallied = [counts, by_context.setdefault(beside(rule, old), [0, 0])]
+                    elif proportional is not None:
+                        tallied = [by_proportion]
+                    for tally in tallied:
+                        tally[0] += 1
+                        tally[1] += (exact or proportional) == new
                 found[rule] = (
                     (counts[0], counts[1]),
                     {context: (a, r) for context, (a, r) in by_context.items()},
+                    (by_proportion[0], by_proportion[1]),
                 )
         return found
 

@@ -7,6 +7,10 @@ Two rewrites between the same two cells that differ in one symbol alone (``ı ->
 ``i -> in``) make that symbol pair *alternants* there, and a rewrite applies up to them: a
 stem whose form shows the rewrite's affix with the other alternant is rewritten too
 (``kitabı -> kitap`` makes ``sebebi -> sebep``, though no stem of the table shows ``bi -> p``).
+Where a feature table is installed, a rewrite also applies by proportion: a symbol of its
+old affix that it changes may stand for another that differs from it only in features the
+change leaves alone, and becomes what the change makes of that one
+(:mod:`phonkit.tables.proportions`: ``pukul -> məmukul`` makes ``kirim -> məŋirim``).
 The candidates of a gap (:mod:`phonkit.tables.candidates`) and the analogy baseline
 (:mod:`phonkit.tasks.baseline`) both read the rewrites a table shows between its cells.
 """
@@ -14,13 +18,14 @@ The candidates of a gap (:mod:`phonkit.tables.candidates`) and the analogy basel
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from difflib import SequenceMatcher
 
 Symbols = tuple[str, ...]
 Edit = tuple[Symbols, Symbols, Symbols, Symbols]  # old prefix, new prefix, old suffix, new suffix
 Paradigm = dict[str, Symbols]  # a stem's known forms by cell
 Alternants = frozenset[tuple[str, str]]  # symbol pairs a rewrite may take one for the other
+Proportion = Callable[[str, str, str], str | None]  # (a, b, c): what is to c as b is to a
 
 
 def edit(source: Symbols, target: Symbols) -> Edit:
@@ -38,36 +43,62 @@ def edit(source: Symbols, target: Symbols) -> Edit:
     )
 
 
-def apply(rule: Edit, form: Symbols, alternants: Alternants = frozenset()) -> Symbols | None:
+def apply(
+    rule: Edit,
+    form: Symbols,
+    alternants: Alternants = frozenset(),
+    proportions: Proportion | None = None,
+) -> Symbols | None:
     """``form`` rewritten by ``rule``, or None when it lacks the rule's prefix or suffix. With
     ``alternants``, also where its prefix or suffix differs from the rule's only by symbols
     that stand for their alternants, each alternant then taking its symbol's place in the new
-    affix too (*evi* by the rule *ı → ın* of *kitabı → kitabın*: *evin*)."""
+    affix too (*evi* by the rule *ı → ın* of *kitabı → kitabın*: *evin*). With
+    ``proportions``, also where a symbol of its prefix or suffix stands for one of the rule's
+    that the rule changes, in proportion (*p* : *m* :: *k* : *ŋ*): the rule's new symbol
+    facing it (the prefixes aligned at their end, the suffixes at their start) then becomes
+    what the proportion makes (*kirim* by the rule *p → məm* of *pukul → məmukul*:
+    *məŋirim*)."""
     old_prefix, new_prefix, old_suffix, new_suffix = rule
     start, end = len(old_prefix), len(form) - len(old_suffix)
     if end < start:
         return None
-    prefix = _rewritten(old_prefix, form[:start], new_prefix, alternants)
-    suffix = _rewritten(old_suffix, form[end:], new_suffix, alternants)
+    prefix = _rewritten(old_prefix, form[:start], new_prefix, alternants, proportions, True)
+    suffix = _rewritten(old_suffix, form[end:], new_suffix, alternants, proportions, False)
     if prefix is None or suffix is None:
         return None
     return prefix + form[start:end] + suffix
 
 
 def _rewritten(
-    old: Symbols, found: Symbols, new: Symbols, alternants: Alternants
+    old: Symbols,
+    found: Symbols,
+    new: Symbols,
+    alternants: Alternants,
+    proportions: Proportion | None = None,
+    prefix: bool = False,
 ) -> Symbols | None:
     """``new`` where ``found`` is ``old`` up to ``alternants``, each alternant in place of its
-    symbol in ``new`` too; None where it is not."""
+    symbol in ``new`` too, or up to ``proportions`` (``prefix``: the affixes are aligned at
+    their end); None where it is not."""
     if found == old:
         return new
     swaps: dict[str, str] = {}
-    for ours, theirs in zip(old, found, strict=True):
-        if ours != theirs and (
-            (ours, theirs) not in alternants or swaps.setdefault(ours, theirs) != theirs
-        ):
+    shifted: dict[int, str] = {}
+    for place, (ours, theirs) in enumerate(zip(old, found, strict=True)):
+        if ours == theirs:
+            continue
+        if (ours, theirs) in alternants and swaps.setdefault(ours, theirs) == theirs:
+            continue
+        if proportions is None:
             return None
-    return tuple(swaps.get(symbol, symbol) for symbol in new)
+        facing = place - len(old) + len(new) if prefix else place
+        if not 0 <= facing < len(new):
+            return None
+        made = None if new[facing] == ours else proportions(ours, new[facing], theirs)
+        if made is None:
+            return None
+        shifted[facing] = made
+    return tuple(shifted.get(place, swaps.get(symbol, symbol)) for place, symbol in enumerate(new))
 
 
 def alternants_of(rules: Iterable[Edit]) -> Alternants:
