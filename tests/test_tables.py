@@ -18,7 +18,8 @@ from phonkit.data.table import fold_split, read_table, written_form
 from phonkit.errors import InputError
 from phonkit.tables.candidates import Rewrites, beside
 from phonkit.tables.judges import by_every_judge
-from phonkit.tables.rewrites import edit
+from phonkit.tables.proportions import Proportions
+from phonkit.tables.rewrites import apply, edit
 from phonkit.tasks.baseline import AnalogyBaseline, NearestFormBaseline
 
 # A regular little language: singular STEM, plural STEM+i, and a locative that voices a
@@ -485,3 +486,50 @@ def test_a_rewrite_applies_up_to_the_alternants_its_cells_show():
     assert sebeb == sebep == pytest.approx(0.5)
     # no alternants where no two rewrites of the cells differ by one symbol alone
     assert rewrites.analogy.alternants["nom", "acc"] == frozenset()
+
+
+# A small feature table: a consonant's voicing, nasality and place; each vowel its own.
+PLACES = {"p": "lab", "b": "lab", "m": "lab", "t": "cor", "d": "cor", "n": "cor", "k": "dor",
+          "ŋ": "dor", "l": "cor", "r": "cor", "s": "cor"}  # fmt: skip
+
+
+def features(symbol: str) -> dict[str, str] | None:
+    if symbol in PLACES:
+        voiced = "-" if symbol in "ptks" else "+"
+        nasal = "+" if symbol in "mnŋ" else "-"
+        liquid = "+" if symbol in "lr" else "-"
+        return {"voi": voiced, "nas": nasal, "liq": liquid, "lat": "+" if symbol == "l" else "-",
+                "place": PLACES[symbol], "syl": "-", "strid": "+" if symbol == "s" else "-"}
+    return {"syl": "+", "vowel": symbol} if symbol in "aeiouə" else None
+
+
+def test_a_proportion_changes_a_segment_as_the_rewrite_changes_its_own():
+    proportion = Proportions(features, "pbmtdnkŋlrsaeiouə")
+    assert proportion("p", "m", "k") == "ŋ"  # p : m :: k : ŋ
+    assert proportion("t", "d", "p") == "b"
+    assert proportion("p", "m", "b") is None  # b differs from p in voicing, which p → m changes
+    assert proportion("p", "m", "ʔ") is None  # a segment the table does not know
+    assert Proportions(features, "pmk")("p", "m", "k") is None  # no ŋ in the table
+    # the rewrite's changed symbol stands for another in proportion: pukul → məmukul
+    rule = edit(segment("pukul"), segment("məmukul"))
+    assert apply(rule, segment("kirim"), proportions=proportion) == segment("məŋirim")
+    assert apply(rule, segment("bantu"), proportions=proportion) is None
+    assert apply(rule, segment("kirim")) is None  # without proportions, the exact prefix only
+
+
+def test_the_rewrites_apply_by_proportion_and_are_trusted_as_far_as_they_hold():
+    # Indonesian's nasal that replaces a voiceless stop: no k-stem shows it, the p- and
+    # t-stems do; a feature table makes the proportion, and the stems it reaches decide
+    rows = [("pukul", "məmukul"), ("tulis", "mənulis"), ("lempar", "məlempar"),
+            ("rasa", "mərasa"), ("ŋaco", "məŋaco"), ("kirim", "")]  # fmt: skip
+    examples = examples_of(rows, ("stem", "act"))
+    assert Rewrites(examples).candidates("5", "act") == [segment("məkirim")]
+    rewrites = Rewrites(examples, features=features)
+    found = rewrites.candidates("5", "act")
+    assert found == [segment("məkirim"), segment("məŋirim")]
+    reliable = dict(zip(found, rewrites.reliability("5", "act", found, rewrites.known("5"))))
+    # p → məm holds on the one stem it applies to as it is, (1 + ½) / 2, and on the one it
+    # reaches by proportion (tulis): (1 + ¾) / 2; mə- holds on 3 of 5 stems, none like kirim
+    nasal, plain = (1 + 0.75) / 2, (3 + 0.5) / 6
+    assert reliable[segment("məŋirim")] == pytest.approx(nasal / (nasal + plain))
+    assert reliable[segment("məkirim")] == pytest.approx(plain / (nasal + plain))
