@@ -5,7 +5,8 @@
 For every table of the folder and the held-out cells of its five folds (those of
 ``phonkit experiment tables``), the candidates that ``model.candidates`` gives a gap, learnt
 on the fold's training cells: with ``analogy`` (the default), the rewrites the model chooses
-among (:meth:`phonkit.tables.candidates.Rewrites.candidates`); with ``ur``, the forms the
+among (:meth:`phonkit.tables.candidates.Rewrites.candidates`, by proportion too where a
+feature table is installed, as ``fill`` applies them); with ``ur``, the forms the
 stem's underlying string spells out, most probable first, or the lemma in a citation cell.
 Prints a Markdown table, per table: the share of cells whose gold form is a candidate (the
 best a model that only chooses can do) and the mean number of candidates; with ``ur`` also
@@ -41,7 +42,7 @@ def coverage(path: Path, seed: int, strings: bool) -> tuple[int, int, int, int]:
         split = fold_split(entries, fold, seed)
         examples = [Example(e, segment(e.form), ()) for e in split.train]
         ur = UnderlyingStrings(examples, features=feature_table()) if strings else None
-        rewrites = Rewrites(examples, strings=ur)
+        rewrites = Rewrites(examples, strings=ur, features=None if strings else feature_table())
         for entry in split.test:
             found = candidates(rewrites, entry.lemma, entry.bundle, strings)
             gold = segment(entry.form)
