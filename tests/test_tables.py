@@ -527,7 +527,8 @@ def test_the_rewrites_apply_by_proportion_and_are_trusted_as_far_as_they_hold():
     rewrites = Rewrites(examples, features=features)
     found = rewrites.candidates("5", "act")
     assert found == [segment("məkirim"), segment("məŋirim")]
-    reliable = dict(zip(found, rewrites.reliability("5", "act", found, rewrites.known("5"))))
+    scores = rewrites.reliability("5", "act", found, rewrites.known("5"))
+    reliable = dict(zip(found, scores, strict=True))
     # p → məm holds on the one stem it applies to as it is, (1 + ½) / 2, and on the one it
     # reaches by proportion (tulis): (1 + ¾) / 2; mə- holds on 3 of 5 stems, none like kirim
     nasal, plain = (1 + 0.75) / 2, (3 + 0.5) / 6
