@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib
 import logging
 import os
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
@@ -19,6 +18,7 @@ from typing import Any
 import pluggy
 
 from phonkit import hookspecs
+from phonkit.data.features import Features
 from phonkit.errors import InputError
 
 DEFAULT_PLUGINS = (
@@ -222,7 +222,7 @@ def lookup(kind: str, name: str) -> Any:
     return things[name]
 
 
-def feature_table() -> Callable[[str], Mapping[str, str] | None] | None:
+def feature_table() -> Features | None:
     """The features of a segment by the first feature table a plugin registers
     (``phonkit-panphon``), or None where none is installed."""
     tables = list(registry("feature_tables").values())

@@ -19,10 +19,11 @@ segments in the same context alike (``∅ → [+hi] / _[-syl]``).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import zip_longest
 
+from phonkit.data.features import Features
 from phonkit.tables.processes import COPY, DELETE
 from phonkit.tables.segments import EDGE, kind
 from phonkit.tables.strings import UnderlyingStrings
@@ -32,7 +33,6 @@ HEADER = ("process", "input", "output", "context", "stems", "forms", "examples")
 EXAMPLES = 3  # examples per process
 LISTED = 6  # context symbols listed before "…"
 
-Features = Callable[[str], Mapping[str, str] | None]  # a segment's feature values, or None
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,17 @@
 
 A feature table gives a segment's feature values (``+``, ``-`` or ``0`` by feature name),
 from which ``phonkit uf processes`` names the contexts of a process as natural classes
-(``[-son]``). phonkit has none of its own; ``phonkit-panphon`` registers panphon's.
+(``[-son]``), the underlying strings read natural classes and ``fill`` makes proportions
+between segments (:mod:`phonkit.tables.proportions`). phonkit has none of its own;
+``phonkit-panphon`` registers panphon's; :data:`Features` is a table's ``features`` method,
+as :func:`phonkit.plugins.feature_table` gives it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+
+Features = Callable[[str], Mapping[str, str] | None]  # a segment's feature values, if known
 
 
 class FeatureTable:

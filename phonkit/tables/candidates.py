@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 
 from phonkit.data.encoding import Example, Vocabularies
+from phonkit.data.features import Features
 from phonkit.model.copying import CopyModel
 from phonkit.model.phonology import Phonology
 from phonkit.plugins import feature_table
@@ -32,7 +33,7 @@ from phonkit.run.directory import Run
 from phonkit.run.factory import load_copy_models
 from phonkit.tables.citations import Citations, Spell
 from phonkit.tables.judges import by_every_judge, scored_by
-from phonkit.tables.proportions import Features, Proportions
+from phonkit.tables.proportions import Proportions
 from phonkit.tables.rewrites import CellRewrites, Edit, Paradigm, Symbols, apply
 from phonkit.tables.sizes import EXCEPTIONLESS, SPELLED
 from phonkit.tables.strings import UnderlyingStrings, strings_of

@@ -12,9 +12,9 @@ no symbol of the table, or more than one, has the features it makes, there is no
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
-Features = Callable[[str], Mapping[str, str] | None]  # a segment's feature values, if known
+from phonkit.data.features import Features
 
 
 class Proportions:

@@ -15,12 +15,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from phonkit.data.encoding import Example
+from phonkit.data.features import Features
 from phonkit.data.tsv import format_rows
 from phonkit.plugins import feature_table
 from phonkit.run.directory import Run
 from phonkit.tables.segments import Alphabet
 from phonkit.tables.spellout import cost, spell
-from phonkit.tables.underlying import Features, infer
+from phonkit.tables.underlying import infer
 
 Symbols = tuple[str, ...]
 Paradigm = Mapping[str, Symbols]
@@ -53,7 +54,7 @@ class UnderlyingStrings:
         self,
         examples: Sequence[Example],
         stored: Mapping[str, tuple[Symbols, float]] | None = None,
-        features: Features = None,
+        features: Features | None = None,
     ):
         """Infer the strings of ``examples``' lemmas, or, with ``stored`` (lemma: its string
         as symbols, and its score), count the processes of those strings; ``features`` gives

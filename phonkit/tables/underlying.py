@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from phonkit.data.features import Features
 from phonkit.tables.processes import (
     Analysis,
     Classes,
@@ -46,7 +47,6 @@ from phonkit.tables.sizes import (
 )
 
 Known = Mapping[str, str]  # a stem's known forms by cell, a form as a string of symbols
-Features = Callable[[str], Mapping[str, str] | None] | None  # a symbol's features, if known
 Usual = frozenset[tuple[str, bool, str]]  # (cell, at its end, symbol): :func:`usual_edges`
 
 
@@ -242,7 +242,7 @@ class Table:
 def prepare(
     rows: Sequence[Known],
     fixed: Sequence[str | None] | None = None,
-    features: Features = None,
+    features: Features | None = None,
     harmonic: frozenset[Slot] = frozenset(),
     classes: Classes | None = None,
 ) -> Table:
@@ -450,7 +450,7 @@ def pattern(string: str, other: str) -> tuple[str, ...]:
 def infer(
     rows: Sequence[Known],
     fixed: Sequence[tuple[str, float] | None] | None = None,
-    features: Features = None,
+    features: Features | None = None,
 ) -> Inference:
     """The underlying strings of a table's stems (rows of known forms by cell, forms as
     strings of symbols; a row may be empty). With ``fixed`` (a stem's string and score, or
