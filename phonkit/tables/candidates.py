@@ -55,8 +55,11 @@ class Rewrites:
         features: Features | None = None,
     ):
         self.paradigms = dict(known_forms(examples))
-        inventory = {symbol for example in examples for symbol in example.surface}
-        self.proportions = Proportions(features, inventory) if features else None
+        self.proportions = (
+            Proportions(features, {symbol for example in examples for symbol in example.surface})
+            if features
+            else None
+        )
         self.citations = Citations(examples, spell)  # ``spell``: lemmas as forms are spelled
         self.analogy = CellRewrites(self.paradigms)
         self.copies = list(copies)
