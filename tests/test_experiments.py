@@ -3,6 +3,7 @@ experiments (UniMorph table, CELEX learning curve) end to end with tiny settings
 
 import json
 import random
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,9 @@ from phonkit.errors import InputError
 from phonkit.experiments import curve
 from phonkit.experiments.runner import with_configs
 from phonkit.jobs import TrainRequest
-from phonkit.tables.sizes import settings_for, sized
+from phonkit.run.directory import Run
+from phonkit.tables.candidates import Rewrites
+from phonkit.tables.sizes import JUDGES_TEMPERATURES, RELIABILITIES, settings_for, sized
 
 TINY = ["--dim", "16", "--epochs", "1", "--batch-size", "32"]
 
@@ -315,6 +318,13 @@ def test_celex_learning_curve_end_to_end(cli, tmp_path, monkeypatch):
     config = json.loads((out / "runs" / "pi-k40-d1" / "config.json").read_text())
     assert config["model"]["candidates"] == "analogy" and config["model"]["dim"] == 16
     assert config["training"]["patience"] == 10  # the curve's own default
+    # each run chose its judges' weights on its dev cells, and ranks its candidates with them
+    run = Run.open(out / "runs" / "pi-k40-d1")
+    weights = json.loads((run.path / "judges.json").read_text())
+    assert weights["reliability"] in RELIABILITIES
+    assert weights["temperature"] in JUDGES_TEMPERATURES
+    rewrites = Rewrites.of(run)
+    assert rewrites is not None and asdict(rewrites.weights) == weights
     assert (out / "curve.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "curve.svg").read_text().lstrip().startswith("<?xml")
     assert "| pi | 40 | 2 |" in (out / "curve.md").read_text()

@@ -17,7 +17,7 @@ from phonkit.data.lexicon import Entry, segment
 from phonkit.data.table import fold_split, read_table, written_form
 from phonkit.errors import InputError
 from phonkit.tables.candidates import Rewrites, beside
-from phonkit.tables.judges import by_every_judge
+from phonkit.tables.judges import Judgement, Weights, chosen, judged
 from phonkit.tables.proportions import Proportions
 from phonkit.tables.rewrites import apply, edit
 from phonkit.tasks.baseline import AnalogyBaseline, NearestFormBaseline
@@ -197,6 +197,7 @@ def test_fill_of_a_decomposed_table_gives_back_its_bytes_and_fills_decomposed(cl
     # The run's files and --long keep the normalized (NFC) forms the model learnt.
     trained = (tmp_path / "run" / "train.tsv").read_text(encoding="utf-8")
     assert trained == unicodedata.normalize("NFC", trained) != nfd(trained)
+    assert not (tmp_path / "run" / "judges.json").exists()  # no dev cells: the defaults
     long = cli("fill", str(table), "--long", *fast)
     assert long.code == 0, long.err
     forms = [line.split("\t")[2] for line in long.out.splitlines()[1:]]
@@ -465,10 +466,26 @@ def test_the_reliability_votes_as_much_as_the_judges_together():
     ler, lar = segment("ekler"), segment("eklar")
     # the model prefers -lar a little; the table's other stems take -ler far more often
     scored = [(lar, 1.0), (ler, 1.2)]
-    assert by_every_judge(scored, [], {}, "pl") == [lar, ler]
-    assert by_every_judge(scored, [], {}, "pl", [0.2, 0.8]) == [ler, lar]
+    assert judged(scored, [], {}, "pl").ranked() == [lar, ler]
+    assert judged(scored, [], {}, "pl", [0.2, 0.8]).ranked() == [ler, lar]
     # against a judge that is sure, the reliability does not decide
-    assert by_every_judge([(lar, 1.0), (ler, 9.0)], [], {}, "pl", [0.2, 0.8]) == [lar, ler]
+    assert judged([(lar, 1.0), (ler, 9.0)], [], {}, "pl", [0.2, 0.8]).ranked() == [lar, ler]
+
+
+def test_the_weights_chosen_on_dev_are_the_defaults_unless_others_rank_more_cells_right():
+    ler, lar = segment("ekler"), segment("eklar")
+    sure = Judgement([lar, ler], [[1.0, 9.0]], [0.2, 0.8])  # the model is sure of -lar
+    assert sure.ranked() == [lar, ler]
+    # the reliability weighted twice, or the model read at a higher temperature, gives -ler
+    assert sure.ranked(Weights(reliability=2.0)) == [ler, lar]
+    assert sure.ranked(Weights(temperature=8.0)) == [ler, lar]
+    assert sure.ranked(Weights(reliability=0.5, temperature=2.0)) == [lar, ler]
+    # where the gold form is -ler, the weights that rank it right nearest to the defaults
+    assert chosen([sure], [ler]) == Weights(reliability=2.0)
+    # where the defaults are right, nothing is contested, or the others only tie, they stay
+    assert chosen([sure], [lar]) == Weights()
+    assert chosen([Judgement([lar])], [ler]) == Weights()
+    assert chosen([sure, sure], [lar, ler]) == Weights()
 
 
 def test_a_rewrite_applies_up_to_the_alternants_its_cells_show():

@@ -4,8 +4,10 @@
 ``checkpoint.pt`` the latest training state (to resume), ``model.pt`` the best weights,
 ``copy-1.pt`` and ``copy-2.pt`` the copy models (``model.candidates=analogy+copy``),
 ``strings.tsv`` the underlying strings of the training split's morphemes (a table's run,
-kept by ``fill``), ``history.tsv`` per-epoch figures, ``metrics.json`` dev/test metrics
-(written last: a run without it is unfinished) and ``predictions.tsv`` the test predictions.
+kept by ``fill``), ``judges.json`` the weights of the candidates' judges, chosen on the dev
+cells (a run that ranks candidates and has dev cells), ``history.tsv`` per-epoch figures,
+``metrics.json`` dev/test metrics (written last: a run without it is unfinished) and
+``predictions.tsv`` the test predictions.
 
 This module alone names those files: everything else asks :class:`Run` for them.
 """
@@ -47,8 +49,9 @@ COPIES = ("copy-1.pt", "copy-2.pt")  # the copy models, judges of analogy candid
 HISTORY = "history.tsv"
 PREDICTIONS = "predictions.tsv"
 STRINGS = "strings.tsv"  # the underlying strings of the training split's morphemes
+JUDGES = "judges.json"  # the judges' weights, chosen on the dev cells
 METRICS = "metrics.json"  # written last: a run without it is unfinished
-RECORD = (CONFIG, METRICS, HISTORY)  # what the record of an experiment keeps of each run
+RECORD = (CONFIG, METRICS, HISTORY, JUDGES)  # what the record of an experiment keeps of each run
 
 
 def is_run(path: Path) -> bool:
@@ -238,6 +241,14 @@ class Run:
 
     def write_strings(self, text: str) -> None:
         write_atomic(self.path / STRINGS, text)
+
+    def judges(self) -> dict[str, float] | None:
+        """The judges' weights chosen on the dev cells; None where the run chose none."""
+        path = self.path / JUDGES
+        return read_json(path) if path.is_file() else None
+
+    def write_judges(self, weights: dict[str, float]) -> None:
+        write_json(self.path / JUDGES, weights)
 
     def metrics(self) -> dict[str, dict[str, float]]:
         """The dev and test scores of a finished run (``metrics.json``)."""

@@ -32,7 +32,7 @@ from phonkit.plugins import feature_table
 from phonkit.run.directory import Run
 from phonkit.run.factory import load_copy_models
 from phonkit.tables.citations import Citations, Spell
-from phonkit.tables.judges import by_every_judge, scored_by
+from phonkit.tables.judges import Judgement, Weights, chosen, judged, scored_by
 from phonkit.tables.proportions import Proportions
 from phonkit.tables.rewrites import CellRewrites, Edit, Paradigm, Symbols, apply
 from phonkit.tables.sizes import EXCEPTIONLESS, SPELLED
@@ -53,6 +53,7 @@ class Rewrites:
         strings: UnderlyingStrings | None = None,
         spell: Spell | None = None,
         features: Features | None = None,
+        weights: Weights | None = None,
     ):
         self.paradigms = dict(known_forms(examples))
         self.proportions = (
@@ -64,14 +65,16 @@ class Rewrites:
         self.analogy = CellRewrites(self.paradigms)
         self.copies = list(copies)
         self.strings = strings  # with them, the candidates are their spell-outs alone
+        self.weights = weights or Weights()  # how the judges are combined
         self.tallies: dict[tuple[str, str], dict[Edit, Tally]] = {}
 
     @classmethod
     def of(cls, run: Run) -> Rewrites | None:
         """The rewrites of a run whose model ranks them (``model.candidates`` is not
         ``model``), counted over its training forms, with the run's copy models where it
-        has them and the installed feature table's proportions, or its underlying strings
-        (``ur``); None for a model that decodes on its own."""
+        has them, the installed feature table's proportions and the judges' weights the run
+        chose on its dev cells, or its underlying strings (``ur``); None for a model that
+        decodes on its own."""
         candidates = run.config.model.candidates
         if candidates == "model":
             return None
@@ -83,7 +86,14 @@ class Rewrites:
         if candidates == "ur":
             return cls(run.examples("train"), strings=strings_of(run), spell=spelled)
         copies = load_copy_models(run)
-        return cls(run.examples("train"), copies, spell=spelled, features=feature_table())
+        weights = Weights(**stored) if (stored := run.judges()) else None
+        return cls(
+            run.examples("train"),
+            copies,
+            spell=spelled,
+            features=feature_table(),
+            weights=weights,
+        )
 
     def known(self, lemma: str, given: Paradigm | None = None) -> Paradigm:
         """The known forms of ``lemma``: its training paradigm and ``given``."""
@@ -127,36 +137,65 @@ class Rewrites:
         precision: str = "auto",
     ) -> list[list[Symbols]]:
         """For each (word, its known forms beside the training ones): its candidates, most
-        probable first (the mean of every judge's posterior, the model's -log p in one batch
-        and the copy models' where the run has them, with the rewrites' reliability beside
-        them), or the first copy model's greedy form where there is no
-        candidate (nothing without copy models); with underlying strings, their
-        spell-outs. A gap in a citation cell of its paradigm is the lemma
-        (:mod:`~phonkit.tables.citations`)."""
+        probable first (:meth:`judged`, ranked by the run's :class:`Weights`)."""
+        judgements = self.judged(model, vocabularies, words, precision)
+        return [judgement.ranked(self.weights) for judgement in judgements]
+
+    def choose_weights(
+        self,
+        model: Phonology,
+        vocabularies: Vocabularies,
+        examples: Sequence[Example],
+        precision: str = "auto",
+    ) -> Weights:
+        """The judges' weights that rank the most of ``examples`` (held-out cells with gold
+        forms, the run's dev split) right (:func:`~phonkit.tables.judges.chosen`), from now
+        on those of these rewrites."""
+        judgements = self.judged(model, vocabularies, [(e, None) for e in examples], precision)
+        self.weights = chosen(judgements, [example.surface for example in examples])
+        return self.weights
+
+    def judged(
+        self,
+        model: Phonology,
+        vocabularies: Vocabularies,
+        words: Sequence[tuple[Example, Paradigm | None]],
+        precision: str = "auto",
+    ) -> list[Judgement]:
+        """For each (word, its known forms beside the training ones): its candidates, judged
+        by every judge (the model's -log p in one batch and the copy models' where the run
+        has them, with the rewrites' reliability beside them), or the first copy model's
+        greedy form where there is no candidate (nothing without copy models); with
+        underlying strings, their spell-outs. A gap in a citation cell of its paradigm is
+        the lemma (:mod:`~phonkit.tables.citations`)."""
         found = [(word, self.known(word.entry.lemma, given)) for word, given in words]
         cited = [
             self.citations.form(word.entry.lemma, word.entry.bundle, known)
             for word, known in found
         ]
         if self.strings is not None:
-            return [[form] if form else self.spelled(word.entry.lemma, word.entry.bundle, known)
-                    for (word, known), form in zip(found, cited, strict=True)]  # fmt: skip
+            spelled = (
+                self.spelled(word.entry.lemma, word.entry.bundle, known) for word, known in found
+            )
+            return [Judgement([form] if form else forms)
+                    for form, forms in zip(cited, spelled, strict=True)]  # fmt: skip
         candidates = [
             [form] if form else self.candidates(word.entry.lemma, word.entry.bundle, known)
             for (word, known), form in zip(found, cited, strict=True)
         ]
-        judged = scored_by(model, vocabularies, [word for word, _ in words], candidates, precision)
+        scored = scored_by(model, vocabularies, [word for word, _ in words], candidates, precision)
         result = []
-        for (word, known), scored in zip(found, judged, strict=True):
-            forms = [form for form, _ in scored]
+        for (word, known), ranked in zip(found, scored, strict=True):
+            forms = [form for form, _ in ranked]
+            lemma, bundle = word.entry.lemma, word.entry.bundle
             if len(forms) > 1:
-                lemma, bundle = word.entry.lemma, word.entry.bundle
                 reliable = self.reliability(lemma, bundle, forms, known)
-                forms = by_every_judge(scored, self.copies, known, bundle, reliable)
+                result.append(judged(ranked, self.copies, known, bundle, reliable))
             elif not forms and self.copies:
-                guess = self.copies[0].greedy(known, word.entry.bundle)
-                forms = [guess] if guess else []
-            result.append(forms)
+                guess = self.copies[0].greedy(known, bundle)
+                result.append(Judgement([guess] if guess else []))
+            else:
+                result.append(Judgement(forms))
         return result
 
     def reliability(

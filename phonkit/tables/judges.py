@@ -5,26 +5,29 @@ Each judge's -log p over a gap's candidates becomes a posterior over them, and t
 are ranked by the sum of the judges' posteriors and of the rewrites' reliability, normalised
 over the candidates and weighted as much as the judges together (docs/small-data.md,
 "Judges", measures this rule against the others tried, on the 33 tables and on tables never
-tuned on).
+tuned on). A run with dev cells chooses the weight of the reliability and the judges'
+temperature on them (:class:`Weights`, :func:`chosen`; docs/small-data.md, "Weights chosen
+on dev"); a table's run has none and keeps the defaults.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from phonkit.data.encoding import Example, Vocabularies, encode
 from phonkit.model.copying import CopyModel
 from phonkit.model.decoding import total_nll
 from phonkit.model.phonology import Phonology
 from phonkit.tables.rewrites import Paradigm, Symbols
-from phonkit.tables.sizes import RELIABILITY
+from phonkit.tables.sizes import JUDGES_TEMPERATURES, RELIABILITIES, RELIABILITY
 
 
-def posterior(nlls: Sequence[float]) -> list[float]:
-    """The distribution over candidates whose -log p are ``nlls``."""
+def posterior(nlls: Sequence[float], temperature: float = 1.0) -> list[float]:
+    """The distribution over candidates whose -log p are ``nlls``, at ``temperature``."""
     best = min(nlls)
-    weights = [math.exp(best - nll) for nll in nlls]
+    weights = [math.exp((best - nll) / temperature) for nll in nlls]
     return [weight / sum(weights) for weight in weights]
 
 
@@ -54,21 +57,74 @@ def scored_by(
     return result
 
 
-def by_every_judge(
+@dataclass(frozen=True)
+class Weights:
+    """How a gap's judges are combined: each judge's -log p divided by ``temperature``
+    before it becomes a posterior, and the rewrites' reliability weighted ``reliability``
+    times the judges' mean."""
+
+    reliability: float = RELIABILITY
+    temperature: float = 1.0
+
+    def distance(self) -> float:
+        """How far these weights are from the defaults, in factors of two."""
+        default = Weights()
+        return abs(math.log2(self.reliability / default.reliability)) + abs(
+            math.log2(self.temperature / default.temperature)
+        )
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A gap's candidates (the model's most probable first), with each judge's -log p over
+    them (the model's, then every copy model's that can read the stem) and the rewrites'
+    reliability; none for a gap with one candidate or none, which has nothing to judge."""
+
+    forms: list[Symbols]
+    nlls: list[list[float]] = field(default_factory=list)
+    reliability: list[float] = field(default_factory=list)
+
+    def ranked(self, weights: Weights = Weights()) -> list[Symbols]:
+        """The forms by the mean of the judges' posteriors plus the reliability (a
+        distribution over the forms, :meth:`~phonkit.tables.candidates.Rewrites.reliability`)
+        weighted ``weights.reliability`` times the judges' mean."""
+        if not self.nlls:
+            return self.forms
+        posteriors = [posterior(nlls, weights.temperature) for nlls in self.nlls]
+        if self.reliability:
+            share = weights.reliability * len(posteriors)
+            posteriors.append([share * r for r in self.reliability])
+        mean = [sum(column) for column in zip(*posteriors, strict=True)]
+        ranking = sorted(zip(mean, self.forms, strict=True), key=lambda p: -p[0])
+        return [form for _, form in ranking]
+
+
+def judged(
     scored: Sequence[tuple[Symbols, float]],
     copies: Sequence[CopyModel],
     known: Paradigm,
     bundle: str,
     reliability: Sequence[float] = (),
-) -> list[Symbols]:
-    """The forms of ``scored`` (form, the model's -log p) by the mean of the posteriors of
-    the model and of every copy model that can read the stem, plus ``reliability`` (a
-    distribution over the forms, :meth:`~phonkit.tables.candidates.Rewrites.reliability`)
-    weighted :data:`~phonkit.tables.sizes.RELIABILITY` times the judges' mean."""
+) -> Judgement:
+    """The judgement of the forms of ``scored`` (form, the model's -log p) by the model and
+    every copy model that can read the stem, with the rewrites' ``reliability``."""
     forms = [form for form, _ in scored]
-    judged = [copy.nll(known, bundle, forms) for copy in copies]
-    posteriors = [posterior(nlls) for nlls in [[n for _, n in scored], *judged] if nlls]
-    if reliability:
-        posteriors.append([RELIABILITY * len(posteriors) * r for r in reliability])
-    mean = [sum(column) for column in zip(*posteriors, strict=True)]
-    return [form for _, form in sorted(zip(mean, forms, strict=True), key=lambda p: -p[0])]
+    judges = [[nll for _, nll in scored], *(copy.nll(known, bundle, forms) for copy in copies)]
+    return Judgement(forms, [nlls for nlls in judges if nlls], list(reliability))
+
+
+def chosen(judgements: Sequence[Judgement], golds: Sequence[Symbols]) -> Weights:
+    """The weights (:data:`~phonkit.tables.sizes.RELIABILITIES` by
+    :data:`~phonkit.tables.sizes.JUDGES_TEMPERATURES`) under which the most judgements rank
+    their gold form first; of those that tie, the nearest to the defaults, so the defaults
+    stay unless others do strictly better."""
+    contested = [
+        (judgement, gold)
+        for judgement, gold in zip(judgements, golds, strict=True)
+        if judgement.nlls and gold in judgement.forms
+    ]
+    grid = sorted(
+        (Weights(r, t) for r in RELIABILITIES for t in JUDGES_TEMPERATURES),
+        key=Weights.distance,
+    )
+    return max(grid, key=lambda w: sum(j.ranked(w)[0] == gold for j, gold in contested))

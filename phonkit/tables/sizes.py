@@ -57,6 +57,13 @@ CITATION_SHARE = 0.95
 # "Citation forms".
 RELIABILITY = 1.0
 
+# The weights a run with dev cells chooses among, on them (phonkit.tables.judges.chosen): the
+# reliability's weight and the judges' temperature, each from a quarter or a half of the
+# default to eight times it. The defaults stay unless others rank more dev cells right. A
+# table's run has no dev cells. "Weights chosen on dev".
+RELIABILITIES = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+JUDGES_TEMPERATURES = (0.5, 1.0, 2.0, 4.0, 8.0)
+
 # The copy models' work: about COPY_PASSES example passes, at most COPY_UPDATES updates, and
 # at most UPDATE_BUDGET / forms (so that a large table trains in seconds too: 80 up to 200
 # forms, 54 for Turkish's 298). "A budget of work".

@@ -4,7 +4,7 @@ trainer -> run directory -> scores. The CLI commands are thin wrappers of these 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import torch
@@ -290,7 +290,8 @@ SPLITS = ("dev", "test")  # the splits scored at the end of training
 
 
 def finish_run(run: Run, device: torch.device) -> dict[str, dict[str, float]]:
-    """Score the best checkpoint on dev and test, write predictions and metrics (marks done)."""
+    """Score the best checkpoint on dev and test, write predictions and metrics (marks done).
+    A run that ranks candidates first chooses its judges' weights on its dev cells."""
     model = load_model(run, device)
     vocabularies = run.vocabularies()
     max_length = run.config.max_length
@@ -298,6 +299,9 @@ def finish_run(run: Run, device: torch.device) -> dict[str, dict[str, float]]:
     precision = run.config.training.precision
     metrics = selected_metrics(run.config.metrics)
     rewrites = Rewrites.of(run)
+    if rewrites is not None and (dev := run.examples("dev")):
+        weights = rewrites.choose_weights(model, vocabularies, dev, precision)
+        run.write_judges(asdict(weights))
     results: dict[str, Evaluation] = {
         split: evaluate(model, examples, vocabularies, max_length, metrics, precision, rewrites)
         for split in SPLITS
