@@ -325,6 +325,7 @@ def test_celex_learning_curve_end_to_end(cli, tmp_path, monkeypatch):
     assert weights["temperature"] in JUDGES_TEMPERATURES
     rewrites = Rewrites.of(run)
     assert rewrites is not None and asdict(rewrites.weights) == weights
+    assert "judges' weights chosen on" in (out / "logs" / "pi-k40-d1.log").read_text()
     assert (out / "curve.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "curve.svg").read_text().lstrip().startswith("<?xml")
     assert "| pi | 40 | 2 |" in (out / "curve.md").read_text()

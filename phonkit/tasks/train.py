@@ -22,7 +22,7 @@ from phonkit.model.training import Checkpoint, Trainer, seed_everything
 from phonkit.plugins import lookup
 from phonkit.progress import TrainingProgress, say
 from phonkit.run.config import DataSettings, RunConfig, recorded_path
-from phonkit.run.directory import Run, writing
+from phonkit.run.directory import JUDGES, Run, writing
 from phonkit.run.factory import load_model, run_model
 from phonkit.tables.candidates import Rewrites
 from phonkit.tables.copy_training import copy_settings, end_copy_models, start_copy_models
@@ -302,6 +302,10 @@ def finish_run(run: Run, device: torch.device) -> dict[str, dict[str, float]]:
     if rewrites is not None and (dev := run.examples("dev")):
         weights = rewrites.choose_weights(model, vocabularies, dev, precision)
         run.write_judges(asdict(weights))
+        say(
+            f"{run.path}: the judges' weights chosen on {len(dev):,} dev cells: reliability "
+            f"{weights.reliability:g}, temperature {weights.temperature:g} ({JUDGES})"
+        )
     results: dict[str, Evaluation] = {
         split: evaluate(model, examples, vocabularies, max_length, metrics, precision, rewrites)
         for split in SPLITS
