@@ -245,7 +245,17 @@ class Run:
     def judges(self) -> dict[str, float] | None:
         """The judges' weights chosen on the dev cells; None where the run chose none."""
         path = self.path / JUDGES
-        return read_json(path) if path.is_file() else None
+        if not path.is_file():
+            return None
+        weights = read_json(path)
+        keys = ("reliability", "temperature")
+        if not (
+            isinstance(weights, dict)
+            and sorted(weights) == sorted(keys)
+            and all(isinstance(weights[key], int | float) and weights[key] > 0 for key in keys)
+        ):
+            raise InputError("expected positive numbers reliability and temperature", str(path))
+        return {key: float(weights[key]) for key in keys}
 
     def write_judges(self, weights: dict[str, float]) -> None:
         write_json(self.path / JUDGES, weights)
