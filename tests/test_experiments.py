@@ -326,9 +326,11 @@ def test_celex_learning_curve_end_to_end(cli, tmp_path, monkeypatch):
     rewrites = Rewrites.of(run)
     assert rewrites is not None and asdict(rewrites.weights) == weights
     assert "judges' weights chosen on" in (out / "logs" / "pi-k40-d1.log").read_text()
-    (run.path / "judges.json").write_text('{"reliability": -1, "temperature": 1}')
-    damaged = cli("evaluate", "-m", str(run.path))
-    assert damaged.code == 2 and "judges.json: expected positive numbers" in damaged.err
+    for bad in ('{"reliability": -1, "temperature": 1}', '{"reliability": true, "temperature": 1}',
+                '{"reliability": 1}', "[1, 2]"):  # fmt: skip
+        (run.path / "judges.json").write_text(bad)
+        damaged = cli("evaluate", "-m", str(run.path))
+        assert damaged.code == 2 and "judges.json: expected positive numbers" in damaged.err
     assert (out / "curve.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "curve.svg").read_text().lstrip().startswith("<?xml")
     assert "| pi | 40 | 2 |" in (out / "curve.md").read_text()

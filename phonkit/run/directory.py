@@ -69,6 +69,15 @@ def resume_hint(path: Path) -> str:
     return f"go on training it with resume and out={path}"
 
 
+def _positive(value: Any) -> bool:
+    """Whether ``value`` read from JSON is a finite number above 0 (not a boolean)."""
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and 0 < value < float("inf")
+    )
+
+
 def _cell(value: Any) -> str:
     """A history figure as text: 1/0 for flags, six significant digits for measurements."""
     if isinstance(value, bool):
@@ -252,7 +261,7 @@ class Run:
         if not (
             isinstance(weights, dict)
             and sorted(weights) == sorted(keys)
-            and all(isinstance(weights[key], int | float) and weights[key] > 0 for key in keys)
+            and all(_positive(weights[key]) for key in keys)
         ):
             raise InputError("expected positive numbers reliability and temperature", str(path))
         return {key: float(weights[key]) for key in keys}
