@@ -20,7 +20,13 @@ from phonkit.experiments.runner import with_configs
 from phonkit.jobs import TrainRequest
 from phonkit.run.directory import Run
 from phonkit.tables.candidates import Rewrites
-from phonkit.tables.sizes import JUDGES_TEMPERATURES, RELIABILITIES, settings_for, sized
+from phonkit.tables.sizes import (
+    JUDGES_TEMPERATURES,
+    RELIABILITIES,
+    WIDEST_CONTEXT,
+    settings_for,
+    sized,
+)
 
 TINY = ["--dim", "16", "--epochs", "1", "--batch-size", "32"]
 
@@ -323,11 +329,14 @@ def test_celex_learning_curve_end_to_end(cli, tmp_path, monkeypatch):
     weights = json.loads((run.path / "judges.json").read_text())
     assert weights["reliability"] in RELIABILITIES
     assert weights["temperature"] in JUDGES_TEMPERATURES
+    assert weights["width"] in range(1, WIDEST_CONTEXT + 1)  # chosen on the training cells
     rewrites = Rewrites.of(run)
-    assert rewrites is not None and asdict(rewrites.weights) == weights
+    assert rewrites is not None
+    assert asdict(rewrites.weights) | {"width": rewrites.width} == weights
     assert "judges' weights chosen on" in (out / "logs" / "pi-k40-d1.log").read_text()
     for bad in ('{"reliability": -1, "temperature": 1}', '{"reliability": true, "temperature": 1}',
-                '{"reliability": 1}', "[1, 2]"):  # fmt: skip
+                '{"reliability": 1}', "[1, 2]", '{"reliability": 1, "temperature": 1, "width": 0}',
+                '{"reliability": 1, "temperature": 1, "width": 1.5}'):  # fmt: skip
         (run.path / "judges.json").write_text(bad)
         damaged = cli("evaluate", "-m", str(run.path))
         assert damaged.code == 2 and "judges.json: expected positive numbers" in damaged.err

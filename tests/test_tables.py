@@ -432,17 +432,44 @@ def test_reliability_trusts_the_stems_with_the_same_symbol_beside_the_affix():
     rewrites = Rewrites(examples_of(rows, ("ptcp", "3sg"), numbered=False))
     known = {"ptcp": segment("kisɪŋ")}
     forms = [segment("kisz"), segment("kisəz")]
-    z, ez = rewrites.reliability("kis", "3sg", forms, known)
+    [(z, ez)] = rewrites.reliabilities("kis", "3sg", forms, known, 1)  # one symbol beside
     assert ez > z
     z_share, ez_share = (4 + 0.5) / 7, (2 + 0.5) / 7  # over all six stems
     assert ez / z == pytest.approx(((2 + ez_share) / 3) / ((0 + z_share) / 3))
     # a stem ending in a symbol no other stem ends in falls back on the shares of all
     forms = [segment("kitz"), segment("kitəz")]
-    z, ez = rewrites.reliability("kit", "3sg", forms, {"ptcp": segment("kitɪŋ")})
+    [(z, ez)] = rewrites.reliabilities("kit", "3sg", forms, {"ptcp": segment("kitɪŋ")}, 1)
     assert z / ez == pytest.approx(z_share / ez_share)
     # beside a rewritten prefix, the symbol after it; beside a rewritten suffix, the one before
-    assert beside(edit(segment("werken"), segment("gewerkt")), segment("maken")) == ("m", "k")
-    assert beside(edit(segment("kisɪŋ"), segment("kisz")), segment("pasɪŋ")) == (None, "s")
+    assert beside(edit(segment("werken"), segment("gewerkt")), segment("maken")) == (
+        ("m",),
+        ("k",),
+    )
+    assert beside(edit(segment("kisɪŋ"), segment("kisz")), segment("pasɪŋ")) == (None, ("s",))
+    # wider: as many symbols as asked for, as many as stand between the affixes at most
+    suffix = edit(segment("kisɪŋ"), segment("kisz"))
+    assert beside(suffix, segment("pasɪŋ"), 2) == (None, ("a", "s"))
+    assert beside(suffix, segment("pasɪŋ"), 5) == (None, ("p", "a", "s"))
+
+
+def test_the_table_reads_the_stems_like_a_gap_as_wide_as_its_stems_say():
+    # -der after -ar, -er after -er: one symbol (r) does not tell them apart, two do
+    rows = [("klar", "klarder"), ("dwar", "dwarder"), ("swar", "swarder"),
+            ("leker", "lekerer"), ("soper", "soperer"), ("biter", "biterer"),
+            ("vlak", "vlaker"), ("rond", "ronder"), ("wit", "witer")]  # fmt: skip
+    rewrites = Rewrites(examples_of(rows, ("pos", "cmpr"), numbered=False))
+    known = {"pos": segment("gnar")}
+    forms = rewrites.candidates("gnar", "cmpr", known)
+    assert set(forms) == {segment("gnarer"), segment("gnarder")}
+    by_width = rewrites.reliabilities("gnar", "cmpr", forms, known, 3)
+    best = [forms[scores.index(max(scores))] for scores in by_width]
+    assert best == [segment("gnarer"), segment("gnarder"), segment("gnarder")]
+    # left out in turn, the -ar stems are ranked right from two symbols on: the narrowest
+    assert rewrites.width == 2
+    assert rewrites.reliability("gnar", "cmpr", forms, known) == by_width[1]
+    # where one symbol tells as much as two, one
+    plain = Rewrites(examples_of(rows[3:], ("pos", "cmpr"), numbered=False))
+    assert plain.width == 1
 
 
 def test_a_gap_in_a_citation_cell_is_the_lemma():
@@ -515,8 +542,15 @@ def features(symbol: str) -> dict[str, str] | None:
         voiced = "-" if symbol in "ptks" else "+"
         nasal = "+" if symbol in "mnŋ" else "-"
         liquid = "+" if symbol in "lr" else "-"
-        return {"voi": voiced, "nas": nasal, "liq": liquid, "lat": "+" if symbol == "l" else "-",
-                "place": PLACES[symbol], "syl": "-", "strid": "+" if symbol == "s" else "-"}
+        return {
+            "voi": voiced,
+            "nas": nasal,
+            "liq": liquid,
+            "lat": "+" if symbol == "l" else "-",
+            "place": PLACES[symbol],
+            "syl": "-",
+            "strid": "+" if symbol == "s" else "-",
+        }
     return {"syl": "+", "vowel": symbol} if symbol in "aeiouə" else None
 
 

@@ -78,6 +78,11 @@ def _positive(value: Any) -> bool:
     )
 
 
+def _whole(value: Any) -> bool:
+    """Whether ``value`` read from JSON is a whole number above 0 (not a boolean)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
 def _cell(value: Any) -> str:
     """A history figure as text: 1/0 for flags, six significant digits for measurements."""
     if isinstance(value, bool):
@@ -252,7 +257,8 @@ class Run:
         write_atomic(self.path / STRINGS, text)
 
     def judges(self) -> dict[str, float] | None:
-        """The judges' weights chosen on the dev cells; None where the run chose none."""
+        """The judges' weights chosen on the dev cells, with the reliability's context
+        width where it was stored beside them; None where the run chose none."""
         path = self.path / JUDGES
         if not path.is_file():
             return None
@@ -260,11 +266,15 @@ class Run:
         keys = ("reliability", "temperature")
         if not (
             isinstance(weights, dict)
-            and sorted(weights) == sorted(keys)
+            and set(keys) <= set(weights) <= {*keys, "width"}
             and all(_positive(weights[key]) for key in keys)
+            and _whole(weights.get("width", 1))
         ):
-            raise InputError("expected positive numbers reliability and temperature", str(path))
-        return {key: float(weights[key]) for key in keys}
+            raise InputError(
+                "expected positive numbers reliability and temperature (and a whole width)",
+                str(path),
+            )
+        return {key: float(value) for key, value in weights.items()}
 
     def write_judges(self, weights: dict[str, float]) -> None:
         write_json(self.path / JUDGES, weights)

@@ -22,7 +22,7 @@ their lemma is the lemma (:mod:`phonkit.tables.citations`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import cache
+from functools import cache, cached_property
 
 from phonkit.data.encoding import Example, Vocabularies
 from phonkit.data.features import Features
@@ -35,12 +35,13 @@ from phonkit.tables.citations import Citations, Spell
 from phonkit.tables.judges import Judgement, Weights, chosen, judged, scored_by
 from phonkit.tables.proportions import Proportions
 from phonkit.tables.rewrites import CellRewrites, Edit, Paradigm, Symbols, apply
-from phonkit.tables.sizes import EXCEPTIONLESS, SPELLED
+from phonkit.tables.sizes import EXCEPTIONLESS, SPELLED, WIDEST_CONTEXT
 from phonkit.tables.strings import UnderlyingStrings, strings_of
 
 Counts = tuple[int, int]  # on how many forms a rewrite applies, on how many it is right
-Context = tuple[str | None, str | None]  # the symbols beside a rewritten affix (:func:`beside`)
-Tally = tuple[Counts, dict[Context, Counts], Counts]  # in all, by context, by proportion
+Context = tuple[Symbols | None, Symbols | None]  # the symbols beside an affix (:func:`beside`)
+Wide = tuple[int, Context]  # a context and its width
+Tally = tuple[Counts, dict[Wide, Counts], Counts]  # in all, by context, by proportion
 
 
 class Rewrites:
@@ -54,6 +55,7 @@ class Rewrites:
         spell: Spell | None = None,
         features: Features | None = None,
         weights: Weights | None = None,
+        width: int | None = None,
     ):
         self.paradigms = dict(known_forms(examples))
         self.proportions = (
@@ -67,14 +69,16 @@ class Rewrites:
         self.strings = strings  # with them, the candidates are their spell-outs alone
         self.weights = weights or Weights()  # how the judges are combined
         self.tallies: dict[tuple[str, str], dict[Edit, Tally]] = {}
+        if width is not None:  # chosen before (judges.json), else when first read
+            self.width = width
 
     @classmethod
     def of(cls, run: Run) -> Rewrites | None:
         """The rewrites of a run whose model ranks them (``model.candidates`` is not
         ``model``), counted over its training forms, with the run's copy models where it
-        has them, the installed feature table's proportions and the judges' weights the run
-        chose on its dev cells, or its underlying strings (``ur``); None for a model that
-        decodes on its own."""
+        has them, the installed feature table's proportions, the judges' weights the run
+        chose on its dev cells and the context width chosen with them (``judges.json``), or
+        its underlying strings (``ur``); None for a model that decodes on its own."""
         candidates = run.config.model.candidates
         if candidates == "model":
             return None
@@ -86,13 +90,15 @@ class Rewrites:
         if candidates == "ur":
             return cls(run.examples("train"), strings=strings_of(run), spell=spelled)
         copies = load_copy_models(run)
-        weights = Weights(**stored) if (stored := run.judges()) else None
+        stored = dict(run.judges() or {})
+        width = stored.pop("width", None)
         return cls(
             run.examples("train"),
             copies,
             spell=spelled,
             features=feature_table(),
-            weights=weights,
+            weights=Weights(**stored) if stored else None,
+            width=int(width) if width else None,
         )
 
     def known(self, lemma: str, given: Paradigm | None = None) -> Paradigm:
@@ -170,8 +176,7 @@ class Rewrites:
         the lemma (:mod:`~phonkit.tables.citations`)."""
         found = [(word, self.known(word.entry.lemma, given)) for word, given in words]
         cited = [
-            self.citations.form(word.entry.lemma, word.entry.bundle, known)
-            for word, known in found
+            self.citations.form(word.entry.lemma, word.entry.bundle, known) for word, known in found
         ]
         if self.strings is not None:
             spelled = (
@@ -202,15 +207,27 @@ class Rewrites:
         self, lemma: str, bundle: str, forms: Sequence[Symbols], known: Paradigm
     ) -> list[float]:
         """How reliable the table finds the rewrite that makes each of ``forms`` from
-        ``lemma``'s ``known`` forms (up to its alternants): over the other stems whose form
-        in the rewrite's source cell it applies to, the share r it rewrites into their form
-        in ``bundle``, (right + ½) / (applies + 1); then over those of them like this one,
-        (right' + r) / (applies' + 1), so that the stems like it decide as far as there are
-        any: those whose form has the same symbol beside the rewritten affix (:func:`beside`:
-        English *catch* takes *-əz* where most stems take *-z*), or, for a form the rewrite
-        makes by proportion alone, those the rewrite reaches by proportion too. The best over
-        the rewrites that make the form, normalised over ``forms``."""
-        best = [0.0] * len(forms)
+        ``lemma``'s ``known`` forms, with the stems like it read up to the context width
+        the table chose (:attr:`width`): :meth:`reliabilities`."""
+        return self.reliabilities(lemma, bundle, forms, known, self.width)[-1]
+
+    def reliabilities(
+        self, lemma: str, bundle: str, forms: Sequence[Symbols], known: Paradigm, widest: int
+    ) -> list[list[float]]:
+        """How reliable the table finds the rewrite that makes each of ``forms`` from
+        ``lemma``'s ``known`` forms (up to its alternants), for each width of context up to
+        ``widest`` symbols: over the other stems
+        whose form in the rewrite's source cell it applies to, the share r it rewrites into
+        their form in ``bundle``, (right + ½) / (applies + 1); then over those of them like
+        this one, (right' + r) / (applies' + 1), so that the stems like it decide as far as
+        there are any: those whose form has the same symbol beside the rewritten affix
+        (:func:`beside`: English *catch* takes *-əz* where most stems take *-z*), then the
+        same two symbols, and so on up to the width, each share smoothed toward the one
+        before (Dutch *herkenbaar* takes *-der* as the stems in *-aar* do, where most
+        adjectives take *-er*); or, for a form the rewrite makes by proportion alone, those
+        the rewrite reaches by proportion too. The best over the rewrites that make the
+        form, normalised over ``forms``."""
+        best = [[0.0] * len(forms) for _ in range(widest)]
         place = {form: number for number, form in enumerate(forms)}
         own = self.paradigms.get(lemma, {})  # not evidence for its own gap
         for source, form in known.items():
@@ -220,27 +237,51 @@ class Rewrites:
                 if made not in place:
                     continue
                 proportional = apply(rule, form, alternants) is None
-                context = beside(rule, form)
+                mine = own.get(source) if bundle in own else None
+                exact, theirs = self.applied(rule, mine) if mine is not None else (None, None)
+                hit = (exact or theirs) == own.get(bundle)
                 applies, right = counts
-                like, like_right = (
-                    by_proportion if proportional else by_context.get(context, (0, 0))
-                )
-                if source in own and bundle in own:
-                    exact, theirs = self.applied(rule, own[source])
-                    hit = (exact or theirs) == own[bundle]
-                    if exact is not None:
-                        applies, right = applies - 1, right - hit
-                    if proportional:
-                        alike = theirs is not None
-                    else:
-                        alike = exact is not None and beside(rule, own[source]) == context
-                    if alike:
-                        like, like_right = like - 1, like_right - hit
+                if exact is not None:
+                    applies, right = applies - 1, right - hit
                 share = (right + 0.5) / (applies + 1)
-                number = place[made]
-                best[number] = max(best[number], (like_right + share) / (like + 1))
-        total = sum(best)
-        return [score / total for score in best] if total else []
+                if proportional:
+                    like, like_right = by_proportion
+                    if theirs is not None:
+                        like, like_right = like - 1, like_right - hit
+                    shares = [(like_right + share) / (like + 1)] * widest
+                else:
+                    shares = []
+                    for width in range(1, widest + 1):
+                        context = beside(rule, form, width)
+                        like, like_right = by_context.get((width, context), (0, 0))
+                        if mine and exact is not None and beside(rule, mine, width) == context:
+                            like, like_right = like - 1, like_right - hit
+                        share = (like_right + share) / (like + 1)
+                        shares.append(share)
+                for scores, share in zip(best, shares, strict=True):
+                    scores[place[made]] = max(scores[place[made]], share)
+        return [[score / total for score in scores] if (total := sum(scores)) else []
+                for scores in best]  # fmt: skip
+
+    @cached_property
+    def width(self) -> int:
+        """The width of context (up to :data:`~phonkit.tables.sizes.WIDEST_CONTEXT`) under which
+        the reliability alone ranks the most training cells' own forms first, each cell left
+        out in turn (:meth:`reliabilities` reads no stem's own forms as evidence for it): the
+        table's stems decide how far alike stems are alike. Of widths that tie, the
+        narrowest."""
+        right = [0] * WIDEST_CONTEXT
+        for lemma, paradigm in self.paradigms.items():
+            for bundle, gold in paradigm.items():
+                forms = self.candidates(lemma, bundle)
+                if len(forms) < 2 or gold not in forms:
+                    continue
+                others = {cell: form for cell, form in paradigm.items() if cell != bundle}
+                scores_by_width = self.reliabilities(lemma, bundle, forms, others, WIDEST_CONTEXT)
+                for width, scores in enumerate(scores_by_width):
+                    if scores and forms[scores.index(max(scores))] == gold:
+                        right[width] += 1
+        return 1 + right.index(max(right))  # the first of the best: the narrowest
 
     def applied(self, rule: Edit, form: Symbols) -> tuple[Symbols | None, Symbols | None]:
         """``form`` rewritten by ``rule`` as it is, and, where it is not, by proportion."""
@@ -261,12 +302,15 @@ class Rewrites:
             found = self.tallies[source, bundle] = {}
             for rule, _ in self.analogy.rules.get((source, bundle), []):
                 counts, by_proportion = [0, 0], [0, 0]
-                by_context = dict[Context, list[int]]()
+                by_context = dict[Wide, list[int]]()
                 for old, new in pairs:
                     exact, proportional = self.applied(rule, old)
                     tallied: list[list[int]] = []
                     if exact is not None:
-                        tallied = [counts, by_context.setdefault(beside(rule, old), [0, 0])]
+                        tallied = [counts] + [
+                            by_context.setdefault((width, beside(rule, old, width)), [0, 0])
+                            for width in range(1, WIDEST_CONTEXT + 1)
+                        ]
                     elif proportional is not None:
                         tallied = [by_proportion]
                     for tally in tallied:
@@ -287,17 +331,18 @@ class Rewrites:
         return [form for form, _ in self.strings.spell(lemma, bundle, known, SPELLED)]
 
 
-def beside(rule: Edit, form: Symbols) -> Context:
-    """The symbols of ``form`` beside the affixes ``rule`` rewrites: after its prefix where
-    the rule changes the prefix, before its suffix where it changes the suffix (None where
-    it does not, or where nothing stands between them)."""
+def beside(rule: Edit, form: Symbols, width: int = 1) -> Context:
+    """The ``width`` symbols of ``form`` beside the affixes ``rule`` rewrites: after its
+    prefix where the rule changes the prefix, before its suffix where it changes the suffix
+    (None where it does not, or where nothing stands between them; fewer where the stem
+    between them is shorter)."""
     old_prefix, new_prefix, old_suffix, new_suffix = rule
     start, end = len(old_prefix), len(form) - len(old_suffix)
     if end <= start:
         return None, None
     return (
-        form[start] if old_prefix != new_prefix else None,
-        form[end - 1] if old_suffix != new_suffix else None,
+        form[start : min(end, start + width)] if old_prefix != new_prefix else None,
+        form[max(start, end - width) : end] if old_suffix != new_suffix else None,
     )
 
 

@@ -57,6 +57,12 @@ CITATION_SHARE = 0.95
 # "Citation forms".
 RELIABILITY = 1.0
 
+# The most symbols beside a rewritten affix by which the reliability reads the stems like a
+# gap's, each count smoothed toward the one a symbol narrower; each table reads as wide as
+# ranks the most of its training cells right, each left out in turn (Rewrites.width), fixed
+# before measuring. "Context as wide as the table's stems say".
+WIDEST_CONTEXT = 3
+
 # The weights a run with dev cells chooses among, on them (phonkit.tables.judges.chosen): the
 # reliability's weight and the judges' temperature, each from a quarter or a half of the
 # default to eight times it. The defaults stay unless others rank more dev cells right. A

@@ -301,10 +301,11 @@ def finish_run(run: Run, device: torch.device) -> dict[str, dict[str, float]]:
     rewrites = Rewrites.of(run)
     if rewrites is not None and (dev := run.examples("dev")):
         weights = rewrites.choose_weights(model, vocabularies, dev, precision)
-        run.write_judges(asdict(weights))
+        run.write_judges(asdict(weights) | {"width": rewrites.width})
         say(
             f"{run.path}: the judges' weights chosen on {len(dev):,} dev cells: reliability "
-            f"{weights.reliability:g}, temperature {weights.temperature:g} ({JUDGES})"
+            f"{weights.reliability:g}, temperature {weights.temperature:g}; the stems like a "
+            f"gap's read by {rewrites.width} symbol(s) beside the affix ({JUDGES})"
         )
     results: dict[str, Evaluation] = {
         split: evaluate(model, examples, vocabularies, max_length, metrics, precision, rewrites)
