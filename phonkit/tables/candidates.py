@@ -176,7 +176,8 @@ class Rewrites:
         the lemma (:mod:`~phonkit.tables.citations`)."""
         found = [(word, self.known(word.entry.lemma, given)) for word, given in words]
         cited = [
-            self.citations.form(word.entry.lemma, word.entry.bundle, known) for word, known in found
+            self.citations.form(word.entry.lemma, word.entry.bundle, known)
+            for word, known in found
         ]
         if self.strings is not None:
             spelled = (
@@ -215,18 +216,17 @@ class Rewrites:
         self, lemma: str, bundle: str, forms: Sequence[Symbols], known: Paradigm, widest: int
     ) -> list[list[float]]:
         """How reliable the table finds the rewrite that makes each of ``forms`` from
-        ``lemma``'s ``known`` forms (up to its alternants), for each width of context up to
-        ``widest`` symbols: over the other stems
-        whose form in the rewrite's source cell it applies to, the share r it rewrites into
-        their form in ``bundle``, (right + ½) / (applies + 1); then over those of them like
-        this one, (right' + r) / (applies' + 1), so that the stems like it decide as far as
-        there are any: those whose form has the same symbol beside the rewritten affix
-        (:func:`beside`: English *catch* takes *-əz* where most stems take *-z*), then the
-        same two symbols, and so on up to the width, each share smoothed toward the one
-        before (Dutch *herkenbaar* takes *-der* as the stems in *-aar* do, where most
-        adjectives take *-er*); or, for a form the rewrite makes by proportion alone, those
-        the rewrite reaches by proportion too. The best over the rewrites that make the
-        form, normalised over ``forms``."""
+        ``lemma``'s ``known`` forms (up to its alternants), for each width of context from 1
+        to ``widest``: over the other stems whose form in the rewrite's source cell it
+        applies to, the share r it rewrites into their form in ``bundle``, (right + ½) /
+        (applies + 1); then over those of them like this one, (right' + r) / (applies' + 1),
+        so that the stems like it decide as far as there are any: those whose form has the
+        same symbol beside the rewritten affix (:func:`beside`: English *catch* takes *-əz*
+        where most stems take *-z*), then those with the same two symbols, smoothed toward
+        that share in turn, and so on (Dutch plurals in *-re* do not take the *-r* of most
+        comparatives: *herkenbare*, *herkenbaarder*); or, for a form the rewrite makes by
+        proportion alone, those the rewrite reaches by proportion too. The best over the
+        rewrites that make the form, normalised over ``forms``."""
         best = [[0.0] * len(forms) for _ in range(widest)]
         place = {form: number for number, form in enumerate(forms)}
         own = self.paradigms.get(lemma, {})  # not evidence for its own gap
@@ -254,7 +254,7 @@ class Rewrites:
                     for width in range(1, widest + 1):
                         context = beside(rule, form, width)
                         like, like_right = by_context.get((width, context), (0, 0))
-                        if mine and exact is not None and beside(rule, mine, width) == context:
+                        if exact is not None and beside(rule, mine or (), width) == context:
                             like, like_right = like - 1, like_right - hit
                         share = (like_right + share) / (like + 1)
                         shares.append(share)

@@ -304,8 +304,8 @@ def finish_run(run: Run, device: torch.device) -> dict[str, dict[str, float]]:
         run.write_judges(asdict(weights) | {"width": rewrites.width})
         say(
             f"{run.path}: the judges' weights chosen on {len(dev):,} dev cells: reliability "
-            f"{weights.reliability:g}, temperature {weights.temperature:g}; the stems like a "
-            f"gap's read by {rewrites.width} symbol(s) beside the affix ({JUDGES})"
+            f"{weights.reliability:g}, temperature {weights.temperature:g}; context width "
+            f"{rewrites.width} ({JUDGES})"
         )
     results: dict[str, Evaluation] = {
         split: evaluate(model, examples, vocabularies, max_length, metrics, precision, rewrites)
