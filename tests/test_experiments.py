@@ -20,6 +20,7 @@ from phonkit.experiments.runner import with_configs
 from phonkit.jobs import TrainRequest
 from phonkit.run.directory import Run
 from phonkit.tables.candidates import Rewrites
+from phonkit.tables.judges import Weights
 from phonkit.tables.sizes import (
     JUDGES_TEMPERATURES,
     RELIABILITIES,
@@ -340,6 +341,12 @@ def test_celex_learning_curve_end_to_end(cli, tmp_path, monkeypatch):
         (run.path / "judges.json").write_text(bad)
         damaged = cli("evaluate", "-m", str(run.path))
         assert damaged.code == 2 and "judges.json: expected positive numbers" in damaged.err
+    # a file of the weights alone (written before the width was stored) still reads, and the
+    # width is chosen again from the training cells
+    (run.path / "judges.json").write_text('{"reliability": 2, "temperature": 1}')
+    older = Rewrites.of(run)
+    assert older is not None and older.weights == Weights(2.0, 1.0)
+    assert older.width == weights["width"]
     assert (out / "curve.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "curve.svg").read_text().lstrip().startswith("<?xml")
     assert "| pi | 40 | 2 |" in (out / "curve.md").read_text()
