@@ -59,8 +59,9 @@ RELIABILITY = 1.0
 
 # The most symbols beside a rewritten affix by which the reliability reads the stems like a
 # gap's, each count smoothed toward the one a symbol narrower; each table reads as wide as
-# ranks the most of its training cells right, each left out in turn (Rewrites.width), fixed
-# before measuring. "Context as wide as the table's stems say".
+# ranks the most of its training cells right, each left out in turn (Rewrites.width). With
+# every table reading the widest, 4 symbols or any number gave the 33 tables what 3 gave.
+# "Context as wide as the table's stems say".
 WIDEST_CONTEXT = 3
 
 # The weights a run with dev cells chooses among, on them (phonkit.tables.judges.chosen): the
