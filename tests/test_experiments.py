@@ -337,7 +337,8 @@ def test_celex_learning_curve_end_to_end(cli, tmp_path, monkeypatch):
     assert "judges' weights chosen on" in (out / "logs" / "pi-k40-d1.log").read_text()
     for bad in ('{"reliability": -1, "temperature": 1}', '{"reliability": true, "temperature": 1}',
                 '{"reliability": 1}', "[1, 2]", '{"reliability": 1, "temperature": 1, "width": 0}',
-                '{"reliability": 1, "temperature": 1, "width": 1.5}'):  # fmt: skip
+                '{"reliability": 1, "temperature": 1, "width": 1.5}',
+                '{"reliability": 1, "temperature": 1, "width": 4}'):  # fmt: skip
         (run.path / "judges.json").write_text(bad)
         damaged = cli("evaluate", "-m", str(run.path))
         assert damaged.code == 2 and "judges.json: expected positive numbers" in damaged.err

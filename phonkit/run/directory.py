@@ -78,9 +78,9 @@ def _positive(value: Any) -> bool:
     )
 
 
-def _whole(value: Any) -> bool:
-    """Whether ``value`` read from JSON is a whole number above 0 (not a boolean)."""
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+def _whole(value: Any, most: int) -> bool:
+    """Whether ``value`` read from JSON is a whole number from 1 to ``most`` (not a boolean)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= most
 
 
 def _cell(value: Any) -> str:
@@ -256,9 +256,10 @@ class Run:
     def write_strings(self, text: str) -> None:
         write_atomic(self.path / STRINGS, text)
 
-    def judges(self) -> dict[str, float] | None:
+    def judges(self, widest: int) -> dict[str, float] | None:
         """The judges' weights chosen on the dev cells, with the reliability's context
-        width where it was stored beside them; None where the run chose none."""
+        width (1 to ``widest``) where it was stored beside them; None where the run chose
+        none."""
         path = self.path / JUDGES
         if not path.is_file():
             return None
@@ -268,10 +269,11 @@ class Run:
             isinstance(weights, dict)
             and set(keys) <= set(weights) <= {*keys, "width"}
             and all(_positive(weights[key]) for key in keys)
-            and _whole(weights.get("width", 1))
+            and _whole(weights.get("width", 1), widest)
         ):
             raise InputError(
-                "expected positive numbers reliability and temperature (and a whole width)",
+                "expected positive numbers reliability and temperature (and a whole width from "
+                f"1 to {widest})",
                 str(path),
             )
         return {key: float(value) for key, value in weights.items()}

@@ -90,7 +90,7 @@ class Rewrites:
         if candidates == "ur":
             return cls(run.examples("train"), strings=strings_of(run), spell=spelled)
         copies = load_copy_models(run)
-        stored = dict(run.judges() or {})
+        stored = dict(run.judges(WIDEST_CONTEXT) or {})
         width = stored.pop("width", None)
         return cls(
             run.examples("train"),
