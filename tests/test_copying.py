@@ -71,8 +71,10 @@ def test_sized_copy_settings_follow_the_table_size():
     big = copy_config([[("a",)] * 4] * 50)  # 200 forms, 4 per stem, 50 stems
     assert big.content and big.hallucinated == pytest.approx(100 / 200)
     assert big.steps == 80 and big.stems_per_batch == 12
-    bigger = copy_config([[("a",)] * 4] * 100)  # 400 forms: half the updates
-    assert bigger.steps == 40 and bigger.stems_per_batch == 12
+    bigger = copy_config([[("a",)] * 4] * 100)  # 400 forms: as many updates, no fewer
+    assert bigger.steps == 80 and bigger.stems_per_batch == 12
+    wide = copy_config([[("a",)] * 30] * 10)  # 30 forms per stem: ~4,000 passes bound them
+    assert wide.steps == 70 and wide.stems_per_batch == 2
     given = copy_config([[("a",)] * 4] * 100, {"steps": 7, "lr": 0.01})  # given on top
     assert (given.steps, given.lr, given.stems_per_batch) == (7, 0.01, 12)
     assert OFFSETS == ALIGNMENT_MOVES == len(given.shift)
