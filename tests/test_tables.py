@@ -163,6 +163,28 @@ def test_known_fields_go_back_as_written_and_filled_ones_as_the_table_writes(tmp
     ).encode()  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"stem,sg,pl\r\nkot,kot,\r\ndom,dom,domy\r\n",  # a spreadsheet's line endings
+        b"stem,sg,pl\nkot,kot,\ndom,dom,domy",  # no line ending after the last line
+        b"\xef\xbb\xbfstem,sg,pl\r\nkot,kot,\r\ndom,dom,domy",  # a byte-order mark too
+        b"dom,domy",  # one line, no line ending
+    ],
+)
+def test_the_table_comes_back_with_its_line_endings_and_byte_order_mark(tmp_path, content):
+    path = tmp_path / "t.csv"
+    path.write_bytes(content)
+    table = read_table(path)
+    assert table.format().encode() == content  # nothing filled: the same bytes
+    filled = table.format([[form or "koty" for form in row] for row in table.forms])
+    assert filled.encode() == content.replace(b"kot,\r", b"kot,koty\r").replace(
+        b"kot,\n", b"kot,koty\n"
+    )
+    piped = read_table("-", stream=io.BytesIO(content.replace(b",", b"\t")))
+    assert piped.format().encode() == content.replace(b",", b"\t")
+
+
 def test_the_forms_filled_in_follow_the_known_cells_normalization():
     assert written_form([nfd("kötü"), "kedi", nfd("çiçek")]) == "NFD"
     assert written_form(["kötü", "kedi"]) == "NFC"

@@ -7,9 +7,11 @@ known: a gap ``phonkit fill`` fills. Its entries are (stem, cell, form): the ste
 lemma and the cell the one feature of the word.
 
 What is learnt from is each field stripped and in NFC; what is written back is the table as
-it came in: every field that was there as written, byte for byte, and each filled gap in
-the Unicode normalization form the table's known cells are written in
-(:func:`written_form`: NFD when they are decomposed, NFC otherwise).
+it came in: every field that was there as written, byte for byte, its line endings (``\n``
+or ``\r\n``, as its first line ends), a last line without one where the file ends so, the
+byte-order mark where it has one, and each filled gap in the Unicode normalization form the
+table's known cells are written in (:func:`written_form`: NFD when they are decomposed, NFC
+otherwise).
 
 The cross-validation of ``phonkit experiment tables`` is here too (:func:`fold_split`):
 five folds over stems, each test stem losing one known cell, so that the experiment's runs
@@ -28,7 +30,7 @@ from pathlib import Path
 from typing import IO, Literal
 
 from phonkit.data.lexicon import Entry, Lexicon, paradigms
-from phonkit.data.tsv import decode_lines, open_bytes, stdin_bytes
+from phonkit.data.tsv import BOM, decode_lines, open_bytes, stdin_bytes
 from phonkit.errors import InputError, at
 
 STDIN = "-"
@@ -52,8 +54,9 @@ class ParadigmTable:
     ``stems``, ``cells`` and ``forms`` are what is learnt from (stripped, NFC); the rest
     keeps what writing the table back needs: the delimiter, the header row (or None), which
     column, if any, names the stems, each row's fields as read (``written``, the stem's
-    included; None: write ``stems`` and ``forms``) and the Unicode normalization form of
-    the forms written into gaps (``normalization``)."""
+    included; None: write ``stems`` and ``forms``), the Unicode normalization form of
+    the forms written into gaps (``normalization``) and the file's layout as read: its
+    line ending, whether its last line ends with one, whether a byte-order mark begins it."""
 
     name: str
     stems: list[str]
@@ -64,6 +67,9 @@ class ParadigmTable:
     stem_column: int | None = None  # from 0, in the file's columns
     written: list[list[str]] | None = None
     normalization: Normalization = "NFC"
+    ending: str = "\n"
+    final_ending: bool = True
+    bom: bool = False
 
     def entries(self) -> list[Entry]:
         """The known forms as entries: lemma = stem, the one feature = cell."""
@@ -93,7 +99,7 @@ class ParadigmTable:
         ``forms`` (default: its own) in its cells: a cell whose form is the table's own is
         written as it was read, any other form in the table's normalization form."""
         out = io.StringIO()
-        writer = csv.writer(out, delimiter=self.delimiter, lineterminator="\n")
+        writer = csv.writer(out, delimiter=self.delimiter, lineterminator=self.ending)
         if self.header is not None:
             writer.writerow(self.header)
         for number, row in enumerate(forms or self.forms):
@@ -102,7 +108,8 @@ class ParadigmTable:
                 stem = self.written[number][self.stem_column] if self.written else None
                 fields.insert(self.stem_column, self.stems[number] if stem is None else stem)
             writer.writerow(fields)
-        return out.getvalue()
+        text = out.getvalue() if self.final_ending else out.getvalue()[: -len(self.ending)]
+        return "\ufeff" + text if self.bom else text
 
     def _field(self, row: int, column: int, form: str) -> str:
         """What cell ``column`` of ``row`` is written as when it holds ``form``."""
@@ -155,13 +162,14 @@ def read_table(
     chosen = delimiter_of(name, delimiter)
     if stem_column is not None and stem_column < 1:
         raise InputError(f"the stem column must be 1 or more, not {stem_column}")
+    lines = _Lines()
     if name == STDIN:
         stream = stream or stdin_bytes("the table")
-        rows = list(_rows(stream, "<stdin>", chosen))
+        rows = list(_rows(lines.noting(stream), "<stdin>", chosen))
         name = "<stdin>"
     else:
         with open_bytes(Path(name)) as handle:
-            rows = list(_rows(handle, name, chosen))
+            rows = list(_rows(lines.noting(handle), name, chosen))
     if not rows:
         raise InputError("the table is empty", name)
     width = _width(rows)
@@ -204,6 +212,9 @@ def read_table(
     table = ParadigmTable(
         _table_name(name), stems, cells, forms, chosen, head, column, written, written_form(known)
     )
+    table.ending = "\r\n" if lines.first.endswith(b"\r\n") else "\n"
+    table.final_ending = lines.last.endswith(b"\n")
+    table.bom = lines.first.startswith(BOM)
     if not table.known():
         raise InputError("the table has no filled cell to learn from", name)
     return table
@@ -221,7 +232,22 @@ def written_form(cells: Iterable[str]) -> Normalization:
     return "NFD" if decomposed and not composed else "NFC"
 
 
-def _rows(stream: IO[bytes], name: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
+@dataclass
+class _Lines:
+    """The first and the last line of a file as read, line ending included."""
+
+    first: bytes = b""
+    last: bytes = b""
+
+    def noting(self, stream: Iterable[bytes]) -> Iterator[bytes]:
+        for number, raw in enumerate(stream):
+            if not number:
+                self.first = raw
+            self.last = raw
+            yield raw
+
+
+def _rows(stream: Iterable[bytes], name: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
     """(line number, fields) of each non-blank line."""
     for number, text in decode_lines(stream, name):
         if not text.strip():
