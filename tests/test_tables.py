@@ -185,6 +185,24 @@ def test_the_table_comes_back_with_its_line_endings_and_byte_order_mark(tmp_path
     assert piped.format().encode() == content.replace(b",", b"\t")
 
 
+def test_fill_gives_a_spreadsheets_table_back_with_its_endings_and_mark(cli, tmp_path):
+    """A spreadsheet's CSV (``\\r\\n``, a byte-order mark, no newline after the last row)
+    comes back from ``phonkit fill`` in the same layout, every known line byte for byte."""
+    lines = ["stem,sg,pl", "kot,kot,koty", "dom,dom,domy", "nos,nos,", "lis,lis,lisy"]
+    content = b"\xef\xbb\xbf" + "\r\n".join(lines).encode()
+    path = tmp_path / "t.csv"
+    path.write_bytes(content)
+    result = cli("fill", str(path), "--header", "--stem-column", "1", "--epochs", "1")
+    assert result.code == 0, result.err
+    out = result.out.encode()
+    assert out.startswith(b"\xef\xbb\xbf") and not out.endswith(b"\n")
+    back = out[3:].split(b"\r\n")
+    assert [line for number, line in enumerate(back) if number != 3] == [
+        line.encode() for number, line in enumerate(lines) if number != 3
+    ]
+    assert back[3].startswith(b"nos,nos,") and back[3] != b"nos,nos," and b"\n" not in back[3]
+
+
 def test_the_forms_filled_in_follow_the_known_cells_normalization():
     assert written_form([nfd("kötü"), "kedi", nfd("çiçek")]) == "NFD"
     assert written_form(["kötü", "kedi"]) == "NFC"

@@ -210,11 +210,11 @@ def read_table(
         text for fields in written for at_column, text in enumerate(fields) if at_column != column
     ]
     table = ParadigmTable(
-        _table_name(name), stems, cells, forms, chosen, head, column, written, written_form(known)
-    )
-    table.ending = "\r\n" if lines.first.endswith(b"\r\n") else "\n"
-    table.final_ending = lines.last.endswith(b"\n")
-    table.bom = lines.first.startswith(BOM)
+        _table_name(name), stems, cells, forms, chosen, head, column, written, written_form(known),
+        ending="\r\n" if lines.first.endswith(b"\r\n") else "\n",
+        final_ending=lines.last.endswith(b"\n"),
+        bom=lines.first.startswith(BOM),
+    )  # fmt: skip
     if not table.known():
         raise InputError("the table has no filled cell to learn from", name)
     return table
