@@ -237,7 +237,9 @@ def test_fill_of_a_decomposed_table_gives_back_its_bytes_and_fills_decomposed(cl
     # The run's files and --long keep the normalized (NFC) forms the model learnt.
     trained = (tmp_path / "run" / "train.tsv").read_text(encoding="utf-8")
     assert trained == unicodedata.normalize("NFC", trained) != nfd(trained)
-    assert not (tmp_path / "run" / "judges.json").exists()  # no dev cells: the defaults
+    # No dev cells: the judges' default weights, and the width chosen on the training cells.
+    judges = json.loads((tmp_path / "run" / "judges.json").read_text())
+    assert list(judges) == ["width"] and judges["width"] in (1, 2, 3)
     long = cli("fill", str(table), "--long", *fast)
     assert long.code == 0, long.err
     forms = [line.split("\t")[2] for line in long.out.splitlines()[1:]]

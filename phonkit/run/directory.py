@@ -4,8 +4,9 @@
 ``checkpoint.pt`` the latest training state (to resume), ``model.pt`` the best weights,
 ``copy-1.pt`` and ``copy-2.pt`` the copy models (``model.candidates=analogy+copy``),
 ``strings.tsv`` the underlying strings of the training split's morphemes (a table's run,
-kept by ``fill``), ``judges.json`` the weights of the candidates' judges, chosen on the dev
-cells (a run that ranks candidates and has dev cells), ``history.tsv`` per-epoch figures,
+kept by ``fill``), ``judges.json`` the context width of the candidates' reliability, chosen on the
+training cells, and the weights of their judges, chosen on the dev cells (a run that ranks
+analogy candidates; the weights where it has dev cells), ``history.tsv`` per-epoch figures,
 ``metrics.json`` dev/test metrics (written last: a run without it is unfinished) and
 ``predictions.tsv`` the test predictions.
 
@@ -49,7 +50,7 @@ COPIES = ("copy-1.pt", "copy-2.pt")  # the copy models, judges of analogy candid
 HISTORY = "history.tsv"
 PREDICTIONS = "predictions.tsv"
 STRINGS = "strings.tsv"  # the underlying strings of the training split's morphemes
-JUDGES = "judges.json"  # the judges' weights, chosen on the dev cells
+JUDGES = "judges.json"  # the judges' weights (chosen on the dev cells) and context width
 METRICS = "metrics.json"  # written last: a run without it is unfinished
 RECORD = (CONFIG, METRICS, HISTORY, JUDGES)  # what the record of an experiment keeps of each run
 
@@ -258,8 +259,8 @@ class Run:
 
     def judges(self, widest: int) -> dict[str, float] | None:
         """The judges' weights chosen on the dev cells, with the reliability's context
-        width (1 to ``widest``) where it was stored beside them; None where the run chose
-        none."""
+        width (1 to ``widest``) where it was stored beside them, or the width alone (a run
+        without dev cells); None where the run chose neither."""
         path = self.path / JUDGES
         if not path.is_file():
             return None
@@ -267,13 +268,13 @@ class Run:
         keys = ("reliability", "temperature")
         if not (
             isinstance(weights, dict)
-            and set(keys) <= set(weights) <= {*keys, "width"}
-            and all(_positive(weights[key]) for key in keys)
+            and (set(keys) <= set(weights) <= {*keys, "width"} or set(weights) == {"width"})
+            and all(_positive(weights[key]) for key in keys if key in weights)
             and _whole(weights.get("width", 1), widest)
         ):
             raise InputError(
                 "expected positive numbers reliability and temperature (and a whole width from "
-                f"1 to {widest})",
+                f"1 to {widest}), or the width alone",
                 str(path),
             )
         return {key: float(value) for key, value in weights.items()}

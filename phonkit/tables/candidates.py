@@ -331,6 +331,17 @@ class Rewrites:
         return [form for form, _ in self.strings.spell(lemma, bundle, known, SPELLED)]
 
 
+def keep_width(run: Run) -> None:
+    """Choose and store (``judges.json``) the context width of a run that ranks analogy
+    candidates, unless it has one: it reads the training forms alone, so training chooses it
+    while the copy models finish, where the dev cells' weights or ``fill``'s gaps would wait
+    for it after them."""
+    if run.config.model.candidates not in ("analogy", "analogy+copy"):
+        return
+    if "width" not in (run.judges(WIDEST_CONTEXT) or {}):
+        run.write_judges({"width": Rewrites(run.examples("train"), features=feature_table()).width})
+
+
 def beside(rule: Edit, form: Symbols, width: int = 1) -> Context:
     """The ``width`` symbols of ``form`` beside the affixes ``rule`` rewrites: after its
     prefix where the rule changes the prefix, before its suffix where it changes the suffix

@@ -24,7 +24,7 @@ from phonkit.progress import TrainingProgress, say
 from phonkit.run.config import DataSettings, RunConfig, recorded_path
 from phonkit.run.directory import JUDGES, Run, writing
 from phonkit.run.factory import load_model, run_model
-from phonkit.tables.candidates import Rewrites
+from phonkit.tables.candidates import Rewrites, keep_width
 from phonkit.tables.copy_training import copy_settings, end_copy_models, start_copy_models
 from phonkit.tables.sizes import SMALL, settings_for
 from phonkit.tasks.evaluate import Evaluation, evaluate, selected_metrics
@@ -269,6 +269,7 @@ def train_run(
             raise
         if meanwhile is not None:
             meanwhile(run)
+        keep_width(run)  # while the copy models finish: it needs no model
         end_copy_models(run, copying)
         return finish_run(run, device)
 
