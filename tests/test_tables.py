@@ -105,16 +105,17 @@ def test_bad_tables_are_one_line_naming_file_and_line(tmp_path, content, message
 
 def test_a_trailing_delimiter_adds_no_field(tmp_path):
     """A spreadsheet writes a trailing comma or tab after some rows or all: empty fields
-    past the columns any row fills are no fields; the table is read, and written back,
-    without them."""
+    past the columns any row fills are no fields; the table is read without them, and
+    written back with them, as it came."""
     path = tmp_path / "t.csv"
     path.write_bytes(b"stem,sg,pl\nkot,kot,koti,\ndom,dom,,, \n")
     table = read_table(path, header=True, stem_column=1)
     assert table.forms == [["kot", "koti"], ["dom", ""]]
-    assert table.format() == "stem,sg,pl\nkot,kot,koti\ndom,dom,\n"
+    assert table.format() == "stem,sg,pl\nkot,kot,koti,\ndom,dom,,, \n"
+    assert table.format([["kot", "koti"], ["dom", "domi"]]).endswith("\ndom,dom,domi,, \n")
     tsv = read_table("-", stream=io.BytesIO(b"ka\tkai\t\nto\t\t\t\nsa\tsai\n"))
     assert tsv.forms == [["ka", "kai"], ["to", ""], ["sa", "sai"]]  # the first row's too
-    assert tsv.format() == "ka\tkai\nto\t\nsa\tsai\n"
+    assert tsv.format() == "ka\tkai\t\nto\t\t\t\nsa\tsai\n"
 
 
 def test_a_field_past_the_first_rows_is_one_line_on_the_command_line(cli, tmp_path):
@@ -183,6 +184,28 @@ def test_the_table_comes_back_with_its_line_endings_and_byte_order_mark(tmp_path
     )
     piped = read_table("-", stream=io.BytesIO(content.replace(b",", b"\t")))
     assert piped.format().encode() == content.replace(b",", b"\t")
+
+
+def test_the_table_comes_back_as_it_came_but_for_the_gaps_filled(tmp_path):
+    """Blank lines, quoting, a line ending of its own, a quoted empty gap and a field with
+    the delimiter in it: every byte outside the filled gaps is as read."""
+    content = (
+        b'stem,sg,pl\r\n\r\n"kot","kot",\n  \n'
+        b'dom,"dom, ""big""",""\r\n'
+        b'lis,lis,"lisy"\r\n\r\n'
+    )
+    path = tmp_path / "t.csv"
+    path.write_bytes(content)
+    table = read_table(path, header=True, stem_column=1)
+    assert table.forms == [["kot", ""], ['dom, "big"', ""], ["lis", "lisy"]]
+    assert table.format().encode() == content
+    filled = table.format([["kot", "koty"], ['dom, "big"', "domy, \"big\""], ["lis", "lisy"]])
+    assert filled.encode() == content.replace(b'"kot",\n', b'"kot",koty\n').replace(
+        b'""\r\n', b'"domy, ""big"""\r\n'
+    )
+    assert [row for row in csv.reader(io.StringIO(filled)) if "".join(row).strip()][2] == [
+        "dom", 'dom, "big"', 'domy, "big"'
+    ]
 
 
 def test_fill_gives_a_spreadsheets_table_back_with_its_endings_and_mark(cli, tmp_path):

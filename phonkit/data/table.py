@@ -6,12 +6,12 @@ naming the stems (else stems are named by row number, from 1). An empty cell is 
 known: a gap ``phonkit fill`` fills. Its entries are (stem, cell, form): the stem is the
 lemma and the cell the one feature of the word.
 
-What is learnt from is each field stripped and in NFC; what is written back is the table as
-it came in: every field that was there as written, byte for byte, its line endings (``\n``
-or ``\r\n``, as its first line ends), a last line without one where the file ends so, the
-byte-order mark where it has one, and each filled gap in the Unicode normalization form the
-table's known cells are written in (:func:`written_form`: NFD when they are decomposed, NFC
-otherwise).
+What is learnt from is each field stripped and in NFC; what is written back is the file as
+it came in, byte for byte, but for the gaps filled: every line as read (blank lines, the
+header, quoting, trailing delimiters, its line ending or none after the last line, the
+byte-order mark), and in a row with a gap filled every other field as written, the filled
+form in the gap's place in the Unicode normalization form the table's known cells are
+written in (:func:`written_form`: NFD when they are decomposed, NFC otherwise).
 
 The cross-validation of ``phonkit experiment tables`` is here too (:func:`fold_split`):
 five folds over stems, each test stem losing one known cell, so that the experiment's runs
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import IO, Literal
 
 from phonkit.data.lexicon import Entry, Lexicon, paradigms
-from phonkit.data.tsv import BOM, decode_lines, open_bytes, stdin_bytes
+from phonkit.data.tsv import decode_lines, open_bytes, stdin_bytes
 from phonkit.errors import InputError, at
 
 STDIN = "-"
@@ -47,16 +47,24 @@ class Gap:
     column: int
 
 
+@dataclass(frozen=True)
+class Layout:
+    """A table's file as read: its lines as text, each with its line ending (the first
+    with the byte-order mark where the file has one), and each stem's line (from 0)."""
+
+    lines: list[str]
+    rows: list[int]
+
+
 @dataclass
 class ParadigmTable:
     """A paradigm table: stems (rows) by cells (columns), ``""`` for a form not known.
 
     ``stems``, ``cells`` and ``forms`` are what is learnt from (stripped, NFC); the rest
     keeps what writing the table back needs: the delimiter, the header row (or None), which
-    column, if any, names the stems, each row's fields as read (``written``, the stem's
-    included; None: write ``stems`` and ``forms``), the Unicode normalization form of
-    the forms written into gaps (``normalization``) and the file's layout as read: its
-    line ending, whether its last line ends with one, whether a byte-order mark begins it."""
+    column, if any, names the stems, the Unicode normalization form of the forms written
+    into gaps (``normalization``) and the file as read (``layout``; None for a table made
+    in code, written anew from ``stems`` and ``forms``)."""
 
     name: str
     stems: list[str]
@@ -65,11 +73,8 @@ class ParadigmTable:
     delimiter: str = ","
     header: list[str] | None = None
     stem_column: int | None = None  # from 0, in the file's columns
-    written: list[list[str]] | None = None
     normalization: Normalization = "NFC"
-    ending: str = "\n"
-    final_ending: bool = True
-    bom: bool = False
+    layout: Layout | None = None
 
     def entries(self) -> list[Entry]:
         """The known forms as entries: lemma = stem, the one feature = cell."""
@@ -95,30 +100,49 @@ class ParadigmTable:
         return sum(bool(form) for row in self.forms for form in row)
 
     def format(self, forms: list[list[str]] | None = None) -> str:
-        """The table as text in its own layout (delimiter, header, stem column), with
-        ``forms`` (default: its own) in its cells: a cell whose form is the table's own is
-        written as it was read, any other form in the table's normalization form."""
-        out = io.StringIO()
-        writer = csv.writer(out, delimiter=self.delimiter, lineterminator=self.ending)
-        if self.header is not None:
-            writer.writerow(self.header)
-        for number, row in enumerate(forms or self.forms):
-            fields = [self._field(number, column, form) for column, form in enumerate(row)]
-            if self.stem_column is not None:
-                stem = self.written[number][self.stem_column] if self.written else None
-                fields.insert(self.stem_column, self.stems[number] if stem is None else stem)
-            writer.writerow(fields)
-        text = out.getvalue() if self.final_ending else out.getvalue()[: -len(self.ending)]
-        return "\ufeff" + text if self.bom else text
+        """The table as text, with ``forms`` (default: its own) in its cells: the file as
+        read, but for each cell whose form is not the table's own, which is written in the
+        table's normalization form in that cell's place; a table made in code anew, in its
+        delimiter, header and stem column."""
+        forms = forms or self.forms
+        if self.layout is None:
+            out = io.StringIO()
+            writer = csv.writer(out, delimiter=self.delimiter, lineterminator="\n")
+            if self.header is not None:
+                writer.writerow(self.header)
+            for stem, row in zip(self.stems, forms, strict=True):
+                fields = [self._written(form) for form in row]
+                if self.stem_column is not None:
+                    fields.insert(self.stem_column, stem)
+                writer.writerow(fields)
+            return out.getvalue()
+        lines = list(self.layout.lines)
+        for number, (row, own) in enumerate(zip(forms, self.forms, strict=True)):
+            changed = {column: form for column, (form, was) in enumerate(zip(row, own, strict=True))
+                       if form != was}  # fmt: skip
+            if changed:
+                lines[self.layout.rows[number]] = self._line(self.layout.rows[number], changed)
+        return "".join(lines)
 
-    def _field(self, row: int, column: int, form: str) -> str:
-        """What cell ``column`` of ``row`` is written as when it holds ``form``."""
-        if form != self.forms[row][column]:
-            return unicodedata.normalize(self.normalization, form)
-        if self.written is None:
-            return form
-        after_stem = self.stem_column is not None and column >= self.stem_column
-        return self.written[row][column + 1 if after_stem else column]
+    def _written(self, form: str) -> str:
+        return unicodedata.normalize(self.normalization, form)
+
+    def _line(self, number: int, changed: dict[int, str]) -> str:
+        """Line ``number`` (from 0) of the file with the forms ``changed`` (by column of
+        cells) in their fields, every other byte as read."""
+        assert self.layout is not None
+        line = self.layout.lines[number]
+        text = line.rstrip("\r\n")
+        mark = "\ufeff" if text.startswith("\ufeff") else ""
+        fields = _fields_as_written(text[len(mark) :], self.delimiter)
+        for column, form in changed.items():
+            after_stem = self.stem_column is not None and column >= self.stem_column
+            out = io.StringIO()
+            csv.writer(out, delimiter=self.delimiter, lineterminator="").writerow(
+                [self._written(form)]
+            )  # quoted as a CSV writer would, where the form needs it
+            fields[column + 1 if after_stem else column] = out.getvalue()
+        return mark + self.delimiter.join(fields) + line[len(text) :]
 
 
 def delimiter_of(source: str, delimiter: str | None) -> str:
@@ -162,14 +186,14 @@ def read_table(
     chosen = delimiter_of(name, delimiter)
     if stem_column is not None and stem_column < 1:
         raise InputError(f"the stem column must be 1 or more, not {stem_column}")
-    lines = _Lines()
+    lines: list[bytes] = []
     if name == STDIN:
         stream = stream or stdin_bytes("the table")
-        rows = list(_rows(lines.noting(stream), "<stdin>", chosen))
+        rows = list(_rows(_kept(stream, lines), "<stdin>", chosen))
         name = "<stdin>"
     else:
         with open_bytes(Path(name)) as handle:
-            rows = list(_rows(lines.noting(handle), name, chosen))
+            rows = list(_rows(_kept(handle, lines), name, chosen))
     if not rows:
         raise InputError("the table is empty", name)
     width = _width(rows)
@@ -209,12 +233,10 @@ def read_table(
     known = [
         text for fields in written for at_column, text in enumerate(fields) if at_column != column
     ]
+    layout = Layout([line.decode("utf-8") for line in lines], [number - 1 for number, _ in rows])
     table = ParadigmTable(
-        _table_name(name), stems, cells, forms, chosen, head, column, written, written_form(known),
-        ending="\r\n" if lines.first.endswith(b"\r\n") else "\n",
-        final_ending=lines.last.endswith(b"\n"),
-        bom=lines.first.startswith(BOM),
-    )  # fmt: skip
+        _table_name(name), stems, cells, forms, chosen, head, column, written_form(known), layout
+    )
     if not table.known():
         raise InputError("the table has no filled cell to learn from", name)
     return table
@@ -232,19 +254,23 @@ def written_form(cells: Iterable[str]) -> Normalization:
     return "NFD" if decomposed and not composed else "NFC"
 
 
-@dataclass
-class _Lines:
-    """The first and the last line of a file as read, line ending included."""
+def _kept(stream: Iterable[bytes], lines: list[bytes]) -> Iterator[bytes]:
+    """The lines of ``stream``, each kept in ``lines`` as it is read."""
+    for raw in stream:
+        lines.append(raw)
+        yield raw
 
-    first: bytes = b""
-    last: bytes = b""
 
-    def noting(self, stream: Iterable[bytes]) -> Iterator[bytes]:
-        for number, raw in enumerate(stream):
-            if not number:
-                self.first = raw
-            self.last = raw
-            yield raw
+def _fields_as_written(text: str, delimiter: str) -> list[str]:
+    """The fields of a well-formed row as they are written in it, quotes included."""
+    fields, start, quoted = [], 0, False
+    for place, char in enumerate(text):
+        if char == '"' and text.startswith('"', start):  # in a quoted field: "" is a quote
+            quoted = not quoted
+        elif char == delimiter and not quoted:
+            fields.append(text[start:place])
+            start = place + 1
+    return [*fields, text[start:]]
 
 
 def _rows(stream: Iterable[bytes], name: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
