@@ -14,7 +14,7 @@ import pytest
 from conftest import SHARED
 from phonkit.data.encoding import Example
 from phonkit.data.lexicon import Entry, segment
-from phonkit.data.table import fold_split, read_table, written_form
+from phonkit.data.table import ParadigmTable, fold_split, read_table, written_form
 from phonkit.errors import InputError
 from phonkit.tables.candidates import Rewrites, beside
 from phonkit.tables.judges import Judgement, Weights, chosen, judged
@@ -206,6 +206,17 @@ def test_the_table_comes_back_as_it_came_but_for_the_gaps_filled(tmp_path):
     assert [row for row in csv.reader(io.StringIO(filled)) if "".join(row).strip()][2] == [
         "dom", 'dom, "big"', 'domy, "big"'
     ]
+
+
+def test_a_table_made_in_code_is_written_anew():
+    table = ParadigmTable(
+        "t", ["kot", "dom"], ["sg", "pl"], [["kot", ""], ["dom", "domy"]],
+        header=["stem", "sg", "pl"], stem_column=0, normalization="NFD",
+    )  # fmt: skip
+    assert table.layout is None
+    assert table.format([["kot", "kóty"], ["dom", "domy"]]) == (
+        f"stem,sg,pl\nkot,kot,{nfd('kóty')}\ndom,dom,domy\n"
+    )
 
 
 def test_fill_gives_a_spreadsheets_table_back_with_its_endings_and_mark(cli, tmp_path):

@@ -111,7 +111,7 @@ class ParadigmTable:
             if self.header is not None:
                 writer.writerow(self.header)
             for stem, row in zip(self.stems, forms, strict=True):
-                fields = [self._written(form) for form in row]
+                fields = [self._normalized(form) for form in row]
                 if self.stem_column is not None:
                     fields.insert(self.stem_column, stem)
                 writer.writerow(fields)
@@ -124,7 +124,7 @@ class ParadigmTable:
                 lines[self.layout.rows[number]] = self._line(self.layout.rows[number], changed)
         return "".join(lines)
 
-    def _written(self, form: str) -> str:
+    def _normalized(self, form: str) -> str:
         return unicodedata.normalize(self.normalization, form)
 
     def _line(self, number: int, changed: dict[int, str]) -> str:
@@ -139,7 +139,7 @@ class ParadigmTable:
             after_stem = self.stem_column is not None and column >= self.stem_column
             out = io.StringIO()
             csv.writer(out, delimiter=self.delimiter, lineterminator="").writerow(
-                [self._written(form)]
+                [self._normalized(form)]
             )  # quoted as a CSV writer would, where the form needs it
             fields[column + 1 if after_stem else column] = out.getvalue()
         return mark + self.delimiter.join(fields) + line[len(text) :]
