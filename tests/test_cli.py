@@ -3,6 +3,7 @@ import os
 import shutil
 import subprocess
 import sys
+import unicodedata
 
 import pytest
 
@@ -42,6 +43,33 @@ def test_predict_fills_gaps_and_passes_extra_columns(cli, trained_run):
     assert rows[0][2] and rows[0][2] == rows[1][2]
     assert rows[2][2] == "known"
     assert result.err == ""
+
+
+def test_predict_gives_its_input_back_as_it_came_but_for_the_gaps(cli, trained_run, tmp_path):
+    """A byte-order mark, blank lines (before, between and after the rows), ``\r\n`` line
+    endings, a last line without one, fields with spaces or decomposed accents, a ``--``
+    gap left unfilled: every byte but the filled gaps comes back."""
+    lemma, _, bundle, _ = (trained_run / "test.tsv").read_text().splitlines()[0].split("\t")
+    spaced = " ; ".join(bundle.split(";"))  # the same features, as a person may type them
+    known = unicodedata.normalize("NFD", "ağaç ")
+    lines = [f"\ufeff\r\n{lemma}\t{bundle}\t\tx\r\n", "\r\n", f" {lemma}\t{spaced}\t{known}\ty\r\n",
+             f"{lemma}\t{bundle}\t--\tz\n", "\n", f"{lemma}\t{bundle}\t{known}\tw"]  # fmt: skip
+    path = tmp_path / "in.tsv"
+    path.write_bytes("".join(lines).encode())
+    result = cli("predict", "-m", str(trained_run), str(path))
+    assert result.code == 0, result.err
+    out = result.out
+    filled = out.split("\t")[2]
+    assert filled and filled != "--"
+    assert out == "".join(lines).replace("\t\tx", f"\t{filled}\tx").replace("--", filled)
+    two = cli("predict", "-m", str(trained_run), str(path), "--nbest", "2", "--beam", "2")
+    assert two.code == 0, two.err
+    lines = two.out.split("\r\n")  # a row's hypotheses end as the row does
+    assert lines[0] == "\ufeff" and lines[3] == ""
+    assert [line.split("\t")[3:5] for line in lines[1:3]] == [["x", "1"], ["x", "2"]]
+    assert lines[4].startswith(f" {lemma}\t{spaced}\t{known}\ty\tgiven\t")
+    *_, last = two.out.split("\n")  # no line ending after the last, as in the input
+    assert last.startswith(f"{lemma}\t{bundle}\t{known}\tw\tgiven\t") and "\r" not in last
 
 
 def test_predict_all_replaces_every_form(cli, trained_run, tmp_path):

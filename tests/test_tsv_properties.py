@@ -10,7 +10,7 @@ import lzma
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from phonkit.data.tsv import BOM, format_rows, read_rows, write_atomic
+from phonkit.data.tsv import BOM, decode_lines, format_rows, lines_as_read, read_rows, write_atomic
 from phonkit.errors import InputError
 from phonkit.tasks.predict import iter_cells
 
@@ -60,6 +60,18 @@ def test_valid_text_reads_back_row_for_row(rows, ending, bom):
     data = (BOM if bom else b"") + text.encode("utf-8")
     expected = [(number, row) for number, row in enumerate(rows, start=1) if "\t".join(row).strip()]
     assert rows_of(data) == expected
+
+
+@settings(max_examples=200)
+@given(ROWS, st.sampled_from(["\n", "\r\n"]), st.booleans(), st.booleans())
+def test_lines_as_read_give_the_text_back(rows, ending, bom, last_ending):
+    text = ending.join("\t".join(row) for row in rows) + (ending if last_ending else "")
+    data = (BOM if bom else b"") + text.encode("utf-8")
+    read = list(lines_as_read(io.BytesIO(data), "t.tsv"))
+    assert "".join(line for _, _, line in read).encode("utf-8") == data
+    assert [(number, text) for number, text, _ in read] == list(
+        decode_lines(io.BytesIO(data), "t.tsv")
+    )
 
 
 @settings(max_examples=100)

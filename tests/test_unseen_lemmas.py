@@ -77,7 +77,7 @@ def test_a_new_lemma_without_known_forms_is_an_error_or_skipped(cli, trained_run
     assert "no known form" in failed.err and failed.err.count("\n") == 1
     skipped = cli("predict", "-m", str(trained_run), "--skip-unknown", stdin=stdin)
     assert skipped.code == 0
-    assert skipped.out == "yepyeni\tN;ACC;SG\t\nyepyeni\tN;DAT;SG\t\n"
+    assert skipped.out == stdin.decode()  # the gaps left as they came
     assert "skipped 2 rows" in skipped.err
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import IO, Literal
 
 from phonkit.data.lexicon import Entry, Lexicon, paradigms
-from phonkit.data.tsv import decode_lines, open_bytes, stdin_bytes
+from phonkit.data.tsv import lines_as_read, open_bytes, stdin_bytes
 from phonkit.errors import InputError, at
 
 STDIN = "-"
@@ -186,14 +186,14 @@ def read_table(
     chosen = delimiter_of(name, delimiter)
     if stem_column is not None and stem_column < 1:
         raise InputError(f"the stem column must be 1 or more, not {stem_column}")
-    lines: list[bytes] = []
+    lines: list[str] = []
     if name == STDIN:
         stream = stream or stdin_bytes("the table")
-        rows = list(_rows(_kept(stream, lines), "<stdin>", chosen))
+        rows = list(_rows(stream, "<stdin>", chosen, lines))
         name = "<stdin>"
     else:
         with open_bytes(Path(name)) as handle:
-            rows = list(_rows(_kept(handle, lines), name, chosen))
+            rows = list(_rows(handle, name, chosen, lines))
     if not rows:
         raise InputError("the table is empty", name)
     width = _width(rows)
@@ -233,7 +233,7 @@ def read_table(
     known = [
         text for fields in written for at_column, text in enumerate(fields) if at_column != column
     ]
-    layout = Layout([line.decode("utf-8") for line in lines], [number - 1 for number, _ in rows])
+    layout = Layout(lines, [number - 1 for number, _ in rows])
     table = ParadigmTable(
         _table_name(name), stems, cells, forms, chosen, head, column, written_form(known), layout
     )
@@ -254,13 +254,6 @@ def written_form(cells: Iterable[str]) -> Normalization:
     return "NFD" if decomposed and not composed else "NFC"
 
 
-def _kept(stream: Iterable[bytes], lines: list[bytes]) -> Iterator[bytes]:
-    """The lines of ``stream``, each kept in ``lines`` as it is read."""
-    for raw in stream:
-        lines.append(raw)
-        yield raw
-
-
 def _fields_as_written(text: str, delimiter: str) -> list[str]:
     """The fields of a well-formed row as they are written in it, quotes included."""
     fields, start, quoted = [], 0, False
@@ -273,9 +266,12 @@ def _fields_as_written(text: str, delimiter: str) -> list[str]:
     return [*fields, text[start:]]
 
 
-def _rows(stream: Iterable[bytes], name: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
-    """(line number, fields) of each non-blank line."""
-    for number, text in decode_lines(stream, name):
+def _rows(
+    stream: Iterable[bytes], name: str, delimiter: str, lines: list[str]
+) -> Iterator[tuple[int, list[str]]]:
+    """(line number, fields) of each non-blank line; every line goes to ``lines`` as read."""
+    for number, text, read in lines_as_read(stream, name):
+        lines.append(read)
         if not text.strip():
             continue
         try:

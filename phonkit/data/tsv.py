@@ -51,6 +51,21 @@ def decode_lines(stream: Iterable[bytes], name: str) -> Iterator[tuple[int, str]
         raise InputError(f"cannot decompress: {error}", name) from None
 
 
+def lines_as_read(stream: Iterable[bytes], name: str) -> Iterator[tuple[int, str, str]]:
+    """Yield ``(line number, text, as read)``: the text of :func:`decode_lines`, and the line
+    as it came, decoded (its line ending, and on the first line a byte-order mark,
+    included), for writing it back."""
+    lines: list[bytes] = []
+
+    def kept() -> Iterator[bytes]:
+        for raw in stream:
+            lines.append(raw)
+            yield raw
+
+    for number, text in decode_lines(kept(), name):
+        yield number, text, lines.pop().decode("utf-8")
+
+
 def read_rows(
     path: Path | None, name: str | None = None, stream: Iterable[bytes] | None = None
 ) -> Iterator[tuple[int, list[str]]]:

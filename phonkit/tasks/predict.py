@@ -23,7 +23,7 @@ from phonkit.data.lexicon import (
     parse_features,
     parse_lemma,
 )
-from phonkit.data.tsv import open_bytes, read_rows
+from phonkit.data.tsv import lines_as_read, open_bytes
 from phonkit.errors import InputError, at
 from phonkit.model.decoding import best, total_nll
 from phonkit.model.device import autocast
@@ -41,15 +41,29 @@ GAP = ("", "--")
 
 @dataclass
 class Cell:
-    """One predict row: a lemma and features, a known form or a gap, and extra columns."""
+    """One predict row: a lemma and features, a known form or a gap, and extra columns; and
+    for writing it back, its lemma, features and form fields as written (none: a row made
+    in code, written as parsed), what came before it (blank lines, a byte-order mark) and
+    its line ending, as read."""
 
     line: int
     entry: Entry  # form is "" for a gap
     extra: list[str]
+    written: tuple[str, ...] = ()
+    before: str = ""
+    ending: str = "\n"
 
     @property
     def gap(self) -> bool:
         return self.entry.form == ""
+
+    def fields(self) -> tuple[str, str, str]:
+        """The row's lemma, features and form (``""`` where it has no third field) as they
+        are written back."""
+        if not self.written:
+            return self.entry.lemma, self.entry.bundle, self.entry.form
+        lemma, features, *form = self.written
+        return lemma, features, form[0] if form else ""
 
 
 def read_cells(stream: IO[bytes], name: str) -> list[Cell]:
@@ -57,12 +71,20 @@ def read_cells(stream: IO[bytes], name: str) -> list[Cell]:
     return list(iter_cells(stream, name))
 
 
-def iter_cells(stream: Iterable[bytes], name: str) -> Iterator[Cell]:
+def iter_cells(
+    stream: Iterable[bytes], name: str, tail: list[str] | None = None
+) -> Iterator[Cell]:
     """``lemma<TAB>features[<TAB>form[<TAB>extra...]]``, one row at a time; when the first
-    row is wider than 3 columns, every row must have its width, so extra columns line up."""
+    row is wider than 3 columns, every row must have its width, so extra columns line up.
+    Blank lines are no rows: each row keeps those before it, and ``tail`` gets those after
+    the last, as read."""
     width: int | None = None
-    for number, row in read_rows(None, name, stream):
-        where = at(name, number)
+    before = ""
+    for number, text, read in lines_as_read(stream, name):
+        if not text.strip():
+            before += read
+            continue
+        row, where = text.split("\t"), at(name, number)
         if width is None:
             width = len(row) if len(row) > 3 else 0
         if (width and len(row) != width) or (not width and len(row) not in (2, 3)):
@@ -72,7 +94,12 @@ def iter_cells(stream: Iterable[bytes], name: str) -> Iterator[Cell]:
         entry = Entry(
             parse_lemma(row[0], where), parse_features(row[1], where), "" if form in GAP else form
         )
-        yield Cell(number, entry, row[3:])
+        ending = read[len(read.rstrip("\r\n")) :]
+        mark = read[: len(read) - len(text) - len(ending)]  # a byte-order mark
+        yield Cell(number, entry, row[3:], tuple(row[:3]), before + mark, ending)
+        before = ""
+    if tail is not None:
+        tail.append(before)
 
 
 def check_known(cells: Iterable[Cell], run: Run, name: str, skip_lemmas: bool = False) -> None:
@@ -372,24 +399,42 @@ class Predictor:
         ]
 
     def fill(self, cells: Sequence[Cell], name: str) -> list[list[object]]:
-        """The output rows of ``cells`` (see :meth:`predict`): input columns with the gaps
-        (or, with ``every``, all forms) predicted; with ``nbest`` > 1, one row per hypothesis
-        with its rank and log-probability; with ``score``, the surprisal of each output form
-        last."""
+        """The output rows of ``cells`` (see :meth:`predict`): input columns as written with
+        the gaps (or, with ``every``, all forms) predicted; with ``nbest`` > 1, one row per
+        hypothesis with its rank and log-probability; with ``score``, the surprisal of each
+        output form last."""
+        return [row for _, row in self._rows(cells, name)]
+
+    def text(self, cells: Sequence[Cell], name: str) -> str:
+        """The output rows of ``cells`` (:meth:`fill`) as TSV text, each where its input row
+        was: after what came before that row (blank lines, a byte-order mark), with its
+        line ending (between one row's hypotheses too, or a newline where it has none)."""
+        rows, text = self._rows(cells, name), []
+        for position, (index, row) in enumerate(rows):
+            cell = cells[index]
+            first = not position or rows[position - 1][0] != index
+            last = position + 1 == len(rows) or rows[position + 1][0] != index
+            text += [cell.before if first else "", "\t".join(str(value) for value in row)]
+            text.append(cell.ending if last else cell.ending or "\n")
+        return "".join(text)
+
+    def _rows(self, cells: Sequence[Cell], name: str) -> list[tuple[int, list[object]]]:
+        """Each output row with the index of its cell in ``cells``."""
         options, rows = self.options, []
         for filled in self.predict(cells, name):
             cell, nll = cells[filled.index], filled.nll
+            lemma, features, given = cell.fields()
             form = (
-                cell.entry.form
-                if filled.rank == "given"
+                given
+                if filled.rank in ("given", "")  # a known form, or a gap left (--skip-unknown)
                 else self.transcriber.joiner.join(filled.symbols or ())
             )
-            row: list[object] = [cell.entry.lemma, cell.entry.bundle, form, *cell.extra]
+            row: list[object] = [lemma, features, form, *cell.extra]
             if options.nbest > 1:
                 row += [filled.rank, "" if nll is None else f"{-nll[0]:.4f}"]
             if options.score:
                 row.append("" if nll is None else f"{nll[1]:.4f}")
-            rows.append(row)
+            rows.append((filled.index, row))
         return rows
 
     def report(self) -> None:

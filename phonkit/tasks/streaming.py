@@ -28,7 +28,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from phonkit.data.tsv import format_rows
 from phonkit.errors import InputError, at
 from phonkit.model.device import cpu_threads
 from phonkit.tasks.predict import Cell, Predictor, iter_cells
@@ -162,13 +161,16 @@ def predict_stream(
     predictor: Predictor, stream: IO[bytes], name: str, write: Callable[[str], None]
 ) -> None:
     """Fill the gaps of every row of ``stream``, calling ``write`` with each chunk's output
-    (TSV text) as soon as it is decoded."""
+    (TSV text, :meth:`Predictor.text`) as soon as it is decoded, and last with the blank
+    lines after the last row."""
     stopped = threading.Event()
-    rows = ReadAhead(iter_cells(lines_of(stream, stopped), name))
+    tail: list[str] = []
+    rows = ReadAhead(iter_cells(lines_of(stream, stopped), name, tail))
     try:
         with cpu_threads(predictor.device):
             for chunk in chunks(rows, lambda lemma: not predictor.knows(lemma), name):
-                write(format_rows(predictor.fill(chunk, name)))
+                write(predictor.text(chunk, name))
+            write("".join(tail))
     finally:
         stopped.set()
         rows.close()
