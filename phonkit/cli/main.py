@@ -145,7 +145,8 @@ def predict(
     skip_unknown: Annotated[
         bool,
         typer.Option(
-            "--skip-unknown", help="Leave rows with unknown features or unfittable lemmas empty."
+            "--skip-unknown",
+            help="Leave rows with unknown features or unfittable lemmas unfilled, as written.",
         ),
     ] = False,
     device: Device = "cpu",

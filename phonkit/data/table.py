@@ -215,10 +215,8 @@ def read_table(
     cells = _cell_names(head, width, column, name)
     stems: list[str] = []
     forms: list[list[str]] = []
-    written: list[list[str]] = []
     seen: dict[str, int] = {}
     for position, (number, fields) in enumerate(rows, 1):
-        written.append(fields)
         values = [_clean(value) for value in fields]
         stem = values.pop(column) if column is not None else str(position)
         if not stem:
@@ -230,9 +228,7 @@ def read_table(
         seen[stem] = number
         stems.append(stem)
         forms.append(values)
-    known = [
-        text for fields in written for at_column, text in enumerate(fields) if at_column != column
-    ]
+    known = [text for _, fields in rows for place, text in enumerate(fields) if place != column]
     layout = Layout(lines, [number - 1 for number, _ in rows])
     table = ParadigmTable(
         _table_name(name), stems, cells, forms, chosen, head, column, written_form(known), layout

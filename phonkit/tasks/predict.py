@@ -275,7 +275,7 @@ def check_predictable(evidence: Evidence, cells: Sequence[Cell], name: str, skip
         others = len(evidence.unpredictable) - 1
         more = f" ({others:,} more such rows)" if others else ""
         raise InputError(
-            f"{why}{more}; use skip_unknown to leave such rows empty",
+            f"{why}{more}; use skip_unknown to leave such rows unfilled",
             at(name, cells[number].line),
             "skip_unknown",
         )
