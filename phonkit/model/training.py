@@ -7,7 +7,7 @@ import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -59,6 +59,26 @@ class Checkpoint:
     state: dict[str, Any]
     best: dict[str, Any] | None
     history: list[EpochRecord]
+
+
+def held_back(checkpoint: Checkpoint) -> Checkpoint:
+    """A copy of ``checkpoint`` that training on leaves as it is: its tensors cloned (the
+    model's weights are the live ones), the rest shared, as an epoch's state and records are
+    made anew and never changed (``copy.deepcopy`` copied the whole history every epoch)."""
+    return Checkpoint(cloned(checkpoint.state), cloned(checkpoint.best), checkpoint.history)
+
+
+def cloned(value: Any) -> Any:
+    """``value`` with every tensor in its dicts, lists and tuples cloned."""
+    if isinstance(value, torch.Tensor):
+        return value.clone()
+    if isinstance(value, dict):  # of its own type, attributes kept (a state dict's _metadata)
+        copied = copy.copy(value)
+        copied.update((key, cloned(item)) for key, item in value.items())
+        return copied
+    if isinstance(value, list | tuple):
+        return type(value)(cloned(item) for item in value)
+    return value
 
 
 def keep_nothing(checkpoint: Checkpoint) -> None:
@@ -133,7 +153,7 @@ class Trainer:
             "scheduler": self.scheduler.state_dict(),
             "epoch": self.epoch,
             "best": self.best,
-            "history": [asdict(record) for record in self.history],
+            "history": [vars(record).copy() for record in self.history],
             "generator": self.generator.get_state(),
             "torch_rng": torch.get_rng_state(),
         }
@@ -231,7 +251,7 @@ class Trainer:
                     self.checkpoint(pending)
                     pending, kept = None, time.perf_counter()
                 else:  # held back: a copy, since the live weights move on
-                    pending = copy.deepcopy(pending)
+                    pending = held_back(pending)
                 report(self.history[-1])
         finally:
             if pending is not None:
