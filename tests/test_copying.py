@@ -17,7 +17,9 @@ from test_tables import HARMONY, write_table
 from phonkit.data.lexicon import segment
 from phonkit.model.copying import (
     OFFSETS,
+    PAD,
     CopyModel,
+    CopyNet,
     hallucinate,
     moved,
     offset_table,
@@ -86,6 +88,38 @@ def test_a_copy_model_stored_with_its_seed_before_the_settings_were_declared_rel
     known, forms = {"1": segment("deniz")}, [segment("denizler")]
     again = CopyModel.from_state(old)
     assert again.nll(known, "2", forms) == pytest.approx(harmony.nll(known, "2", forms))
+
+
+def test_the_encoder_reads_each_form_as_a_packed_bidirectional_lstm_would():
+    net = CopyNet(CopyConfig(), symbols=30, cells=5).eval()
+    both = torch.nn.LSTM(net.encoder.input_size, net.encoder.hidden_size, batch_first=True,
+                         bidirectional=True)  # fmt: skip
+    for name, weight in both.named_parameters():
+        reading = net.encoder_back if name.endswith("_reverse") else net.encoder
+        weight.data = getattr(reading, name.removesuffix("_reverse")).data
+    forms = torch.zeros(5, 9, dtype=torch.long)
+    for number, length in enumerate([9, 3, 1, 6, 9]):
+        forms[number, :length] = torch.randint(4, 30, (length,))
+    present = forms != PAD
+    x = net.embed(forms)
+    packed = torch.nn.utils.rnn.pack_padded_sequence(
+        x, present.sum(1), batch_first=True, enforce_sorted=False
+    )
+    expected = torch.nn.utils.rnn.pad_packed_sequence(both(packed)[0], batch_first=True)[0]
+    torch.testing.assert_close(net.read_forms(x, present), expected)
+
+
+def test_a_copy_model_stored_with_a_bidirectional_encoder_reloads(harmony):
+    state = harmony.state()
+    weights = {
+        f"encoder.{name.removeprefix('encoder_back.')}_reverse"
+        if name.startswith("encoder_back.")
+        else name: value
+        for name, value in state["weights"].items()
+    }
+    known, forms = {"1": segment("deniz")}, [segment("denizler"), segment("denizlar")]
+    again = CopyModel.from_state({**state, "weights": weights})
+    assert again.nll(known, "2", forms) == harmony.nll(known, "2", forms)
 
 
 def test_hallucinated_stems_keep_the_affixes_and_change_the_shared_part():

@@ -70,7 +70,8 @@ class CopyNet(nn.Module):
         self.embed = nn.Embedding(symbols, e, padding_idx=PAD)
         self.cell = nn.Embedding(cells, d)
         nn.init.normal_(self.cell.weight, std=0.1)
-        self.encoder = nn.LSTM(e, h, batch_first=True, bidirectional=True)
+        self.encoder = nn.LSTM(e, h, batch_first=True)  # reads each known form forwards
+        self.encoder_back = nn.LSTM(e, h, batch_first=True)  # and backwards
         self.to_uf = nn.Linear(2 * h, d)
         self.init = nn.Linear(d, 2 * h)
         self.decoder = nn.LSTM(e + d, h, batch_first=True)
@@ -89,15 +90,7 @@ class CopyNet(nn.Module):
         cells = batch.readable.size(1)
         length = batch.forms.size(1)
         present = batch.forms != PAD
-        packed = nn.utils.rnn.pack_padded_sequence(
-            self.drop(self.embed(batch.forms)),
-            present.sum(1),
-            batch_first=True,
-            enforce_sorted=False,
-        )
-        states = nn.utils.rnn.pad_packed_sequence(
-            self.encoder(packed)[0], batch_first=True, total_length=length
-        )[0]
+        states = self.read_forms(self.drop(self.embed(batch.forms)), present)
         width = states.size(-1)
         states = torch.cat([states, self.key(states)], -1)  # keys projected once per form
         slots = batch.stems * cells
@@ -115,6 +108,21 @@ class CopyNet(nn.Module):
         if self.training:
             u = u + self.config.sigma * torch.randn_like(u)
         return {"memory": memory, "keys": keys, "grid": grid, "mask": mask, "ids": ids, "u": u}
+
+    def read_forms(self, x: Tensor, present: Tensor) -> Tensor:
+        """The encoder's states over the forms ``x`` (forms, length, embedding), each padded
+        at its end where not ``present``, read forwards and backwards (zero at the padding).
+        The backward reading reads each form reversed, its padding still after it: the
+        LSTM's fused kernel over padded forms, where packed forms took a step at a time."""
+        mask = present.unsqueeze(-1)
+        reverse = (present.sum(1, keepdim=True) - 1 - torch.arange(x.size(1))).clamp(min=0)
+
+        def reversed_(states: Tensor) -> Tensor:
+            return states.gather(1, reverse.unsqueeze(-1).expand_as(states)) * mask
+
+        forwards = self.encoder(x)[0]
+        backwards = reversed_(self.encoder_back(reversed_(x))[0])
+        return torch.cat([forwards, backwards], -1) * mask
 
     @staticmethod
     def per_stem(x: Tensor, memory: Tensor, grid: tuple[Tensor, int, int]) -> Tensor:
@@ -390,9 +398,19 @@ class CopyModel:
         # Copy models stored before their settings were declared also stored their seed
         settings = {name: value for name, value in state["config"].items() if name != "seed"}
         model = cls(CopyConfig.from_json(settings), state["symbols"], state["cells"])
-        model.net.load_state_dict(state["weights"])
+        model.net.load_state_dict(
+            {read_back(name): value for name, value in state["weights"].items()}
+        )
         model.net.eval()
         return model
+
+
+def read_back(name: str) -> str:
+    """The name of a stored weight now: copy models stored before the encoder's backward
+    reading had an LSTM of its own kept it in a bidirectional one (``encoder.*_reverse``)."""
+    if name.startswith("encoder.") and name.endswith("_reverse"):
+        return "encoder_back." + name.removeprefix("encoder.").removesuffix("_reverse")
+    return name
 
 
 def rows_of(paradigms: Mapping[str, Paradigm]) -> tuple[list[str], list[list[Symbols]]]:
