@@ -1,13 +1,14 @@
 """How often the gold form is among a held-out cell's candidates, analogy's or the strings'.
 
-    python benchmarks/candidate_coverage.py ../shared/data/textbook [--seed 1] [--candidates ur]
+    python benchmarks/candidate_coverage.py ../shared/data/textbook [--seed 1] [--candidates C]
 
 For every table of the folder and the held-out cells of its five folds (those of
 ``phonkit experiment tables``), the candidates that ``model.candidates`` gives a gap, learnt
 on the fold's training cells: with ``analogy`` (the default), the rewrites the model chooses
 among (:meth:`phonkit.tables.candidates.Rewrites.candidates`, by proportion too where a
 feature table is installed, as ``fill`` applies them); with ``ur``, the forms the
-stem's underlying string spells out, most probable first, or the lemma in a citation cell.
+stem's underlying string spells out, most probable first, or the lemma in a citation cell;
+with ``analogy+ur``, both (the analogy's first, then the spell-outs they do not hold).
 Prints a Markdown table, per table: the share of cells whose gold form is a candidate (the
 best a model that only chooses can do) and the mean number of candidates; with ``ur`` also
 the share whose first candidate is the gold form, which is ``--candidates ur``'s ACC
@@ -33,18 +34,19 @@ from phonkit.tables.rewrites import Symbols
 from phonkit.tables.strings import UnderlyingStrings
 
 
-def coverage(path: Path, seed: int, strings: bool) -> tuple[int, int, int, int]:
+def coverage(path: Path, seed: int, offered_by: str = "analogy") -> tuple[int, int, int, int]:
     """Held-out cells, those whose gold form is a candidate, those whose gold form is the
-    first candidate, and candidates in all."""
+    first candidate, and candidates in all, with the candidates ``offered_by`` gives."""
     entries = read_table(path).entries()
     cells = covered = first = offered = 0
     for fold in range(1, FOLDS + 1):
         split = fold_split(entries, fold, seed)
         examples = [Example(e, segment(e.form), ()) for e in split.train]
-        ur = UnderlyingStrings(examples, features=feature_table()) if strings else None
-        rewrites = Rewrites(examples, strings=ur, features=None if strings else feature_table())
+        ur = UnderlyingStrings(examples, features=feature_table()) if "ur" in offered_by else None
+        analogy = Rewrites(examples, features=feature_table())
+        strings = Rewrites(examples, strings=ur) if ur else None
         for entry in split.test:
-            found = candidates(rewrites, entry.lemma, entry.bundle, strings)
+            found = candidates(analogy, strings, entry.lemma, entry.bundle, offered_by)
             gold = segment(entry.form)
             cells += 1
             covered += gold in found
@@ -53,25 +55,29 @@ def coverage(path: Path, seed: int, strings: bool) -> tuple[int, int, int, int]:
     return cells, covered, first, offered
 
 
-def candidates(rewrites: Rewrites, lemma: str, bundle: str, strings: bool) -> Sequence[Symbols]:
-    """A gap's candidates as ``model.candidates`` (``analogy``, or ``ur`` with ``strings``)
-    gives them."""
-    if not strings:
-        return rewrites.candidates(lemma, bundle)
-    known = rewrites.known(lemma)
-    cited = rewrites.citations.form(lemma, bundle, known)
-    return [cited] if cited else rewrites.spelled(lemma, bundle, known)
+def candidates(
+    analogy: Rewrites, strings: Rewrites | None, lemma: str, bundle: str, offered_by: str
+) -> Sequence[Symbols]:
+    """A gap's candidates as ``model.candidates`` (``analogy`` or ``ur``) gives them, or
+    both (``analogy+ur``)."""
+    found = analogy.candidates(lemma, bundle) if offered_by != "ur" else []
+    if strings is None:
+        return found
+    known = strings.known(lemma)
+    cited = strings.citations.form(lemma, bundle, known)
+    spelled = [cited] if cited else strings.spelled(lemma, bundle, known)
+    return list(dict.fromkeys([*found, *spelled]))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--candidates", choices=("analogy", "ur"), default="analogy")
+    parser.add_argument("--candidates", choices=("analogy", "ur", "analogy+ur"), default="analogy")
     args = parser.parse_args()
     strings = args.candidates == "ur"
     try:  # every table read before anything is printed
-        counted = {name: coverage(path, args.seed, strings)
+        counted = {name: coverage(path, args.seed, args.candidates)
                    for name, path in tables(args.folder).items()}  # fmt: skip
     except InputError as error:  # one line and exit code 2, as phonkit's commands end
         print(error, file=sys.stderr)
@@ -91,8 +97,10 @@ def main() -> None:
         right = f" {firsts[-1]:.1f} |" if strings else ""
         print(f"| {name} | {cells} | {shares[-1]:.1f} |{right} {sizes[-1]:.2f} |")
     right = f" {sum(firsts) / len(firsts):.2f} |" if strings else ""
-    print(f"| mean over {len(shares)} tables | | {sum(shares) / len(shares):.1f} |{right} "
-          f"{sum(sizes) / len(sizes):.2f} |")
+    print(
+        f"| mean over {len(shares)} tables | | {sum(shares) / len(shares):.1f} |{right} "
+        f"{sum(sizes) / len(sizes):.2f} |"
+    )
 
 
 if __name__ == "__main__":

@@ -16,7 +16,11 @@ experiment would use instead). The ``+ reliability`` rules add, with the weight 
 The ``+ strings`` rules add to the setting, with the weight shown, a fourth judge: the
 candidate's -log p from its stem's underlying string
 (:meth:`phonkit.tables.strings.UnderlyingStrings.costs`; the run's stored strings, else
-inferred), as a posterior (a form the string cannot make gets 1,000 nats). ``any judge's
+inferred), as a posterior (a form the string cannot make gets 1,000 nats). The ``spell-outs``
+rules judge as the setting does, but among more candidates: the analogy's and the
+:data:`~phonkit.tables.sizes.SPELLED` forms the stem's string spells out most probably
+(:meth:`phonkit.tables.strings.UnderlyingStrings.spell`, what ``--candidates ur`` chooses
+among), at every cell or only where the analogy gives two or more. ``any judge's
 first choice`` is no rule but a ceiling: a cell counts as right when the first choice of the
 model or of either copy model is the gold form (what always taking the right judge's choice
 would reach). Prints the mean ACC over tables (each table's folds pooled) of every rule."""
@@ -35,7 +39,8 @@ from phonkit.run.directory import Run, is_finished
 from phonkit.run.factory import load_model
 from phonkit.tables.candidates import Rewrites, known_forms
 from phonkit.tables.copy_training import train_copy_model
-from phonkit.tables.judges import posterior, scored_by
+from phonkit.tables.judges import judged, posterior, scored_by
+from phonkit.tables.sizes import SPELLED
 from phonkit.tables.strings import strings_of
 
 RULE = "model + copy 1 + copy 2"
@@ -59,6 +64,10 @@ RELIABILITY = {  # rule: weight of the rewrites' reliability
     "model + copy 1 + copy 2 + reliability ×0.5": 0.5,
     SETTING: 1.0,
     "model + copy 1 + copy 2 + reliability ×2": 2.0,
+}
+SPELL_OUTS = {  # rule: the fewest analogy candidates of a cell that gets the spell-outs too
+    "the setting among the analogy's candidates and the strings' spell-outs": 0,
+    "the same, the spell-outs added where the analogy gives two or more": 2,
 }
 
 
@@ -84,18 +93,24 @@ def choices(run: Run, rules: dict[str, tuple[int, ...]], more: int) -> list[dict
     examples = run.examples("test")
     strings = strings_of(run)
     candidates = [rewrites.candidates(e.entry.lemma, e.entry.bundle) for e in examples]
+    spelled = []  # the analogy's candidates and the string's spell-outs
+    for e, forms in zip(examples, candidates, strict=True):
+        known = rewrites.known(e.entry.lemma)
+        made = strings.spell(e.entry.lemma, e.entry.bundle, known, SPELLED)
+        spelled.append(list(dict.fromkeys([*forms, *(form for form, _ in made)])))
+    spelled_scores = scored_by(model, run.vocabularies(), examples, spelled)
     found = []
     for example, scored in zip(
         examples, scored_by(model, run.vocabularies(), examples, candidates), strict=True
     ):
         known, bundle = rewrites.known(example.entry.lemma), example.entry.bundle
         forms = [form for form, _ in scored]
-        judged = [[nll for _, nll in scored]] + [
+        by_judge = [[nll for _, nll in scored]] + [
             c.nll(known, bundle, forms) for c in rewrites.copies
         ]
         guess = rewrites.copies[0].greedy(known, bundle) if not forms else None
         votes = {
-            rule: [posterior(judged[j]) for j in judges if judged[j]]
+            rule: [posterior(by_judge[j]) for j in judges if by_judge[j]]
             for rule, judges in rules.items()
         }
         scores = rewrites.reliability(example.entry.lemma, bundle, forms, known) if forms else []
@@ -117,7 +132,16 @@ def choices(run: Run, rules: dict[str, tuple[int, ...]], more: int) -> list[dict
                 mean = [sum(column) for column in zip(*rule_votes, strict=True)]
                 chosen = forms[max(range(len(forms)), key=mean.__getitem__)]
             right[rule] = chosen == example.surface
-        firsts = [forms[min(range(len(forms)), key=n.__getitem__)] for n in judged[:3] if n]
+        for rule, fewest in SPELL_OUTS.items():
+            scored_too = spelled_scores[len(found)] if len(forms) >= fewest else scored
+            offered = [form for form, _ in scored_too]
+            chosen = offered[0] if offered else guess
+            if len(offered) > 1:
+                reliable = rewrites.reliability(example.entry.lemma, bundle, offered, known)
+                judgement = judged(scored_too, rewrites.copies[:2], known, bundle, reliable)
+                chosen = judgement.ranked()[0]
+            right[rule] = chosen == example.surface
+        firsts = [forms[min(range(len(forms)), key=n.__getitem__)] for n in by_judge[:3] if n]
         right[CEILING] = right[RULE] or example.surface in firsts
         found.append(right)
     return found
@@ -140,7 +164,7 @@ def main() -> None:
             except InputError as error:  # a record keeps no weights: the experiment does
                 parser.exit(2, f"copy_judges.py: {error}\n")
     print("| judges | mean ACC |\n|---|---:|")
-    for rule in [*rules, *RELIABILITY, *STRINGS, CEILING]:
+    for rule in [*rules, *RELIABILITY, *STRINGS, *SPELL_OUTS, CEILING]:
         accs = [100 * sum(c[rule] for c in cells) / len(cells) for cells in per_table.values()]
         print(f"| {rule} | {sum(accs) / len(accs):.2f} |")
     print(f"\n{len(per_table)} tables, {sum(map(len, per_table.values()))} held-out cells")

@@ -27,7 +27,7 @@ def test_the_strings_first_candidates_give_the_record_of_candidates_ur(table):
         rows = csv.DictReader(handle, delimiter="\t")
         record = {(row["table"], row["system"]): row for row in rows}
     cells, covered, first, _ = candidate_coverage.coverage(
-        SHARED / "textbook" / f"{table}.csv", seed=1, strings=True
+        SHARED / "textbook" / f"{table}.csv", seed=1, offered_by="ur"
     )
     assert cells == int(record[table, "pi"]["test_cells"])
     assert 100 * first / cells == pytest.approx(float(record[table, "pi"]["acc"]), abs=0.01)
