@@ -155,6 +155,9 @@ def test_quick_epochs_are_kept_first_and_at_the_end_or_when_training_stops(monke
             raise KeyboardInterrupt
 
     trainer = Trainer(model, encoded, encoded, config, torch.device("cpu"), 9, kept.append)
+    snapshots = []
     with pytest.raises(KeyboardInterrupt):
-        trainer.fit(interrupt, lambda record: None)
+        trainer.fit(interrupt, lambda record: snapshots.append(copy.deepcopy(model.state_dict())))
     assert [c.state["epoch"] for c in kept] == [1, 2]
+    held = kept[1].state["model"]  # the second epoch's weights, not those the third moved on
+    assert all(torch.equal(held[k], v) for k, v in snapshots[1].items())
