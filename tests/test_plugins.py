@@ -101,7 +101,7 @@ class Duplicate:
     @staticmethod
     @hookimpl
     def register_models(register):
-        from phonkit.default_plugins.models import PositionIndependent
+        from phonkit.model.variants import PositionIndependent
 
         register(type("Again", (PositionIndependent,), {}))
 

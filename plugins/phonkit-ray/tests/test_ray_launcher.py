@@ -40,7 +40,7 @@ import os
 import time
 from pathlib import Path
 
-from phonkit.default_plugins.models import PositionIndependent
+from phonkit.model.variants import PositionIndependent
 from phonkit.hookspecs import hookimpl
 
 
