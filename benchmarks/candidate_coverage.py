@@ -23,8 +23,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from phonkit.data.encoding import Example
-from phonkit.data.lexicon import segment
+from phonkit.data.lexicon import Example, segment
 from phonkit.data.table import FOLDS, fold_split, read_table
 from phonkit.errors import InputError
 from phonkit.experiments.paradigm_tables import tables

@@ -21,8 +21,8 @@ from pathlib import Path
 import torch
 
 from phonkit.data.corpora import CorpusRequest
-from phonkit.data.encoding import Vocabularies, encode
-from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
+from phonkit.data.encoding import encode
+from phonkit.data.lexicon import DEFAULT_DECOMPOSITION, Vocabularies
 from phonkit.data.split import paradigm_completion
 from phonkit.model.decoding import decode
 from phonkit.model.device import choose_device, resolve_precision

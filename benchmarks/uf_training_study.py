@@ -16,7 +16,8 @@ from pathlib import Path
 import torch
 
 from phonkit.data.corpora import CorpusRequest
-from phonkit.data.encoding import Vocabularies, encode
+from phonkit.data.encoding import encode
+from phonkit.data.lexicon import Vocabularies
 from phonkit.data.split import paradigm_completion
 from phonkit.model.training import Trainer
 from phonkit.plugins import lookup

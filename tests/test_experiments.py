@@ -11,8 +11,7 @@ from celex_files import write_celex
 
 from conftest import sample_lines
 from phonkit.analysis.significance import permutation_test
-from phonkit.data.encoding import Example
-from phonkit.data.lexicon import Entry, Lexicon, PerFeature, segment
+from phonkit.data.lexicon import Entry, Example, Lexicon, PerFeature, segment
 from phonkit.data.split import frequency_sample
 from phonkit.errors import InputError
 from phonkit.experiments import curve

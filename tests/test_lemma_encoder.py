@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from conftest import TINY, sample_lines
-from phonkit.data.encoding import Example, Vocabularies, encode, encode_morphemes
-from phonkit.data.lexicon import UNK_ID, Entry
+from phonkit.data.encoding import encode, encode_morphemes
+from phonkit.data.lexicon import UNK_ID, Entry, Example, Vocabularies
 from phonkit.errors import InputError
 from phonkit.model.fitting import fit_lemmas
 from phonkit.model.lemma_encoder import has_lemma_encoder

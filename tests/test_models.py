@@ -4,8 +4,8 @@ import math
 import pytest
 import torch
 
-from phonkit.data.encoding import Example, Vocabularies, encode
-from phonkit.data.lexicon import Entry, PerFeature, segment
+from phonkit.data.encoding import encode
+from phonkit.data.lexicon import Entry, Example, PerFeature, Vocabularies, segment
 from phonkit.model.decoding import decode, token_nll
 from phonkit.model.training import Trainer
 from phonkit.plugins import lookup

@@ -1,6 +1,5 @@
 from conftest import sample_lines
-from phonkit.data.encoding import Example
-from phonkit.data.lexicon import Entry, PerFeature, segment
+from phonkit.data.lexicon import Entry, Example, PerFeature, segment
 from phonkit.data.split import paradigm_completion, unseen_lemmas
 
 

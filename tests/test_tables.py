@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SHARED
-from phonkit.data.encoding import Example
-from phonkit.data.lexicon import Entry, segment
+from phonkit.data.lexicon import Entry, Example, segment
 from phonkit.data.table import ParadigmTable, fold_split, read_table, written_form
 from phonkit.errors import InputError
 from phonkit.tables.candidates import Rewrites, beside

@@ -11,8 +11,7 @@ import pytest
 
 from conftest import SHARED
 from phonkit.analysis.processes import processes
-from phonkit.data.encoding import Example
-from phonkit.data.lexicon import Entry, segment
+from phonkit.data.lexicon import Entry, Example, segment
 from phonkit.data.table import read_table
 from phonkit.plugins import feature_table
 from phonkit.tables.processes import (

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from conftest import TINY, sample_lines
-from phonkit.data.encoding import Example, encode, encode_morphemes
-from phonkit.data.lexicon import Entry, PerFeature
+from phonkit.data.encoding import encode, encode_morphemes
+from phonkit.data.lexicon import Entry, Example, PerFeature
 from phonkit.model.decoding import beam_search, decode, total_nll
 from phonkit.model.fitting import fit_lemmas
 from phonkit.run.directory import Run

@@ -11,8 +11,7 @@ from collections import Counter
 
 import pytest
 
-from phonkit.data.encoding import Example
-from phonkit.data.lexicon import Entry
+from phonkit.data.lexicon import Entry, Example
 from phonkit.views.error_analysis import Prediction, analyse, band, rewrite, wilson
 from phonkit.views.pos import lemma_classes, part_of_speech
 

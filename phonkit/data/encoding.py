@@ -8,38 +8,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from phonkit.data.lexicon import BOS_ID, EOS_ID, PAD_ID, Entry, Vocabulary
-
-
-@dataclass(frozen=True)
-class Example:
-    """An entry with its surface form as a sequence of symbols (characters or IPA segments)
-    and its abstract morphemes, as the run's decomposition splits it (see
-    :class:`phonkit.data.lexicon.Decomposition`)."""
-
-    entry: Entry
-    surface: tuple[str, ...]
-    morphemes: tuple[str, ...]
-
-
-@dataclass
-class Vocabularies:
-    symbols: Vocabulary
-    morphemes: Vocabulary
-
-    @classmethod
-    def build(cls, examples: Sequence[Example]) -> Vocabularies:
-        return cls(
-            Vocabulary(symbol for example in examples for symbol in example.surface),
-            Vocabulary(m for example in examples for m in example.morphemes),
-        )
-
-    def to_json(self) -> dict[str, list[str]]:
-        return {"symbols": self.symbols.to_json(), "morphemes": self.morphemes.to_json()}
-
-    @classmethod
-    def from_json(cls, data: dict[str, list[str]]) -> Vocabularies:
-        return cls(Vocabulary(data["symbols"]), Vocabulary(data["morphemes"]))
+from phonkit.data.lexicon import BOS_ID, EOS_ID, PAD_ID, Example, Vocabularies
 
 
 @dataclass

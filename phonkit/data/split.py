@@ -12,8 +12,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from phonkit.data.encoding import Example
-from phonkit.data.lexicon import Entry, paradigms
+from phonkit.data.lexicon import Entry, Example, paradigms
 from phonkit.data.table import fold_split
 from phonkit.errors import InputError
 

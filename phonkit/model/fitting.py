@@ -18,8 +18,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from phonkit.data.encoding import Encoded, Example, Vocabularies, bucketed_batches, encode
-from phonkit.data.lexicon import LEMMA, PAD_ID
+from phonkit.data.encoding import Encoded, bucketed_batches, encode
+from phonkit.data.lexicon import LEMMA, PAD_ID, Example, Vocabularies
 from phonkit.model.adam import single
 from phonkit.model.lemma_encoder import COPY_STATE_LAYERS, has_lemma_encoder
 from phonkit.model.phonology import Phonology

@@ -26,8 +26,7 @@ from typing import Any
 
 import torch
 
-from phonkit.data.encoding import Example, Vocabularies
-from phonkit.data.lexicon import Decomposition, Entry
+from phonkit.data.lexicon import Decomposition, Entry, Example, Vocabularies
 from phonkit.data.transcription import Transcriber
 from phonkit.data.tsv import format_rows, read_rows, write_atomic
 from phonkit.errors import InputError, Interrupted, at

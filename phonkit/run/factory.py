@@ -11,7 +11,7 @@ from functools import cache
 
 import torch
 
-from phonkit.data.encoding import Vocabularies
+from phonkit.data.lexicon import Vocabularies
 from phonkit.errors import InputError
 from phonkit.model.copying import CopyModel
 from phonkit.model.lemma_encoder import Speller, attach_speller, with_lemma_encoder

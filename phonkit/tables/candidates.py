@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import cache, cached_property
 
-from phonkit.data.encoding import Example, Vocabularies
 from phonkit.data.features import Features
+from phonkit.data.lexicon import Example, Vocabularies
 from phonkit.model.copying import CopyModel
 from phonkit.model.phonology import Phonology
 from phonkit.plugins import feature_table

@@ -18,8 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
-from phonkit.data.encoding import Example
-from phonkit.data.lexicon import as_written
+from phonkit.data.lexicon import Example, as_written
 from phonkit.tables.rewrites import Symbols
 from phonkit.tables.sizes import CITATION_SHARE, EXCEPTIONLESS
 

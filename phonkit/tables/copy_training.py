@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 
 import torch
 
-from phonkit.data.encoding import Example
+from phonkit.data.lexicon import Example
 from phonkit.jobs import TrainRequest
 from phonkit.model.copying import CopyModel, Paradigm, rows_of
 from phonkit.model.device import one_thread

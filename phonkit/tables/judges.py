@@ -16,7 +16,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from phonkit.data.encoding import Example, Vocabularies, encode
+from phonkit.data.encoding import encode
+from phonkit.data.lexicon import Example, Vocabularies
 from phonkit.model.copying import CopyModel
 from phonkit.model.decoding import total_nll
 from phonkit.model.phonology import Phonology

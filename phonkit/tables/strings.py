@@ -14,8 +14,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from phonkit.data.encoding import Example
 from phonkit.data.features import Features
+from phonkit.data.lexicon import Example
 from phonkit.data.tsv import format_rows
 from phonkit.plugins import feature_table
 from phonkit.run.directory import Run

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from phonkit.data.encoding import Example, Vocabularies, encode
+from phonkit.data.encoding import encode
+from phonkit.data.lexicon import Example, Vocabularies
 from phonkit.errors import InputError
 from phonkit.metrics import Metric, Scored, mean
 from phonkit.model.decoding import decode, surprisal

@@ -14,12 +14,14 @@ from typing import IO
 
 import torch
 
-from phonkit.data.encoding import Example, Vocabularies, encode, encode_morphemes
+from phonkit.data.encoding import encode, encode_morphemes
 from phonkit.data.lexicon import (
     LEMMA,
     RUN_MARK,
     Decomposition,
     Entry,
+    Example,
+    Vocabularies,
     parse_features,
     parse_lemma,
 )

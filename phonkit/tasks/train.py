@@ -11,8 +11,8 @@ import torch
 
 from phonkit import __version__
 from phonkit.data.corpora import CorpusRequest
-from phonkit.data.encoding import Example, Vocabularies, encode
-from phonkit.data.lexicon import DEFAULT_DECOMPOSITION, Lexicon
+from phonkit.data.encoding import encode
+from phonkit.data.lexicon import DEFAULT_DECOMPOSITION, Example, Lexicon, Vocabularies
 from phonkit.data.split import HOLDS_NO_DEV, PROTOCOLS, Split, has_counts, stem_folds
 from phonkit.data.tsv import format_rows
 from phonkit.errors import InputError

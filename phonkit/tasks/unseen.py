@@ -11,8 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
-from phonkit.data.encoding import Example
-from phonkit.data.lexicon import paradigms
+from phonkit.data.lexicon import Example, paradigms
 from phonkit.metrics import Scored, mean
 from phonkit.model.device import autocast, cpu_threads
 from phonkit.model.fitting import fit_lemmas

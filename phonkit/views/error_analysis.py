@@ -15,8 +15,7 @@ from pathlib import Path
 from rapidfuzz.distance import Levenshtein
 
 from phonkit.analysis.figures import pyplot, save
-from phonkit.data.encoding import Example
-from phonkit.data.lexicon import parse_features
+from phonkit.data.lexicon import Example, parse_features
 from phonkit.data.tsv import read_rows
 from phonkit.errors import InputError, at
 from phonkit.run.directory import Run

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from phonkit.data.encoding import Example, encode, encode_morphemes
-from phonkit.data.lexicon import LEMMA, Entry
+from phonkit.data.encoding import encode, encode_morphemes
+from phonkit.data.lexicon import LEMMA, Entry, Example
 from phonkit.errors import InputError, at, closest
 from phonkit.model.decoding import best, surprisal
 from phonkit.model.device import autocast

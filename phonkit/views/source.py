@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from phonkit.data.corpora import CorpusRequest
-from phonkit.data.encoding import Example
-from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
+from phonkit.data.lexicon import DEFAULT_DECOMPOSITION, Example
 from phonkit.errors import InputError
 from phonkit.plugins import lookup
 from phonkit.run.directory import SPLITS, Run
