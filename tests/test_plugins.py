@@ -213,3 +213,38 @@ def test_hooks_are_called_through_pluggy():
         manager().trace.root.setwriter(None)
         registry.cache_clear()
     assert any("register_metrics" in line for line in calls)
+
+
+WITHOUT_TORCH = """
+import sys
+from phonkit.cli.main import main
+try:
+    main(sys.argv[1:])
+except SystemExit as done:
+    assert not done.code, done.code
+print("torch" in sys.modules, file=sys.stderr)
+"""
+
+
+def test_commands_that_build_no_model_start_without_torch(cli, tmp_path):
+    """The built-in model variants are imported when they are first asked for, not when the
+    plugins load: help, `uf strings` and `uf processes` read no weights and never import
+    torch (a second of every command's start)."""
+    from test_tables import HARMONY, write_table
+
+    table = write_table(tmp_path / "t.csv", [row.split(",") for row in HARMONY.splitlines()])
+    run = tmp_path / "run"
+    assert cli("fill", str(table), "--out", str(run), "--epochs", "2").code == 0
+    env = dict(os.environ, PHONKIT_LOAD_PLUGINS="")  # no third-party plugin: a model one would
+
+    def imports_torch(*args: str) -> bool:
+        done = subprocess.run(
+            [sys.executable, "-c", WITHOUT_TORCH, *args], capture_output=True, text=True, env=env
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stderr.splitlines()[-1] == "True"
+
+    assert not imports_torch("--help")
+    assert not imports_torch("uf", "strings", "-m", str(run))
+    assert not imports_torch("uf", "processes", "-m", str(run))
+    assert imports_torch("plugins")  # listing the variants imports them

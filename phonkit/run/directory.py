@@ -24,8 +24,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from phonkit.data.lexicon import Decomposition, Entry, Example, Vocabularies
 from phonkit.data.transcription import Transcriber
 from phonkit.data.tsv import format_rows, read_rows, write_atomic
@@ -331,11 +329,15 @@ class Run:
         write_atomic(self.path / HISTORY, format_rows([fields, *rows]))
 
     def save_torch(self, name: str, state: Any) -> None:
+        import torch  # here, not at the top: commands that read no weights never import it
+
         buffer = io.BytesIO()
         torch.save(state, buffer)
         write_atomic(self.path / name, buffer.getvalue())
 
     def load_torch(self, name: str, weights_only: bool = False) -> Any:
+        import torch
+
         path = self.path / name
         if not path.is_file():
             raise InputError(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from rich import box
 from rich.console import JustifyMethod
@@ -16,8 +16,10 @@ from rich.text import Text
 from phonkit.progress import stderr_console
 from phonkit.views.concordance import Line
 from phonkit.views.error_analysis import END, Analysis, Group
-from phonkit.views.paradigm import Paradigm
 from phonkit.views.stats import Description, mean, median
+
+if TYPE_CHECKING:  # a paradigm is made with the model: its module imports torch
+    from phonkit.views.paradigm import Paradigm
 
 EMPTY = "∅"  # an empty ending
 
