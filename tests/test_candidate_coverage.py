@@ -42,3 +42,15 @@ def test_a_folder_without_tables_is_one_line_and_exit_2(tmp_path):
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.strip().splitlines() == [f"{tmp_path}: no .csv or .tsv table in the folder"]
+
+
+def test_both_kinds_of_candidates_cover_what_each_covers():
+    table = SHARED / "textbook" / "Odden_3.2_Polish.csv"  # raising: the strings reach more
+    analogy, strings, both = (
+        candidate_coverage.coverage(table, seed=1, offered_by=kind)
+        for kind in ("analogy", "ur", "analogy+ur")
+    )
+    assert analogy[0] == strings[0] == both[0]  # the same held-out cells
+    assert both[1] >= max(analogy[1], strings[1])
+    assert both[2] >= analogy[2]  # the analogy's candidates come first
+    assert both[3] <= analogy[3] + strings[3]
