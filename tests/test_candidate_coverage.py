@@ -1,6 +1,7 @@
 """benchmarks/candidate_coverage.py: with ``--candidates ur``, the share of held-out cells whose
 first candidate is right is ``--candidates ur``'s ACC, as the committed record has it table by
-table; a folder that is not one ends in one line and exit code 2."""
+table; with ``analogy+ur`` the candidates cover what each kind covers; a folder that is not
+one ends in one line and exit code 2."""
 
 from __future__ import annotations
 
