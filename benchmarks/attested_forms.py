@@ -29,7 +29,7 @@ from phonkit.errors import InputError
 from phonkit.plugins import lookup
 from phonkit.run.config import located_path
 from phonkit.run.directory import Run
-from phonkit.tasks.train import surface_examples
+from phonkit.tasks.corpus import surface_examples
 
 
 def attested_forms(run: Run, data_dir: Path | None) -> dict[tuple[str, str], set[str]]:

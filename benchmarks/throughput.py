@@ -29,7 +29,7 @@ from phonkit.model.device import choose_device, resolve_precision
 from phonkit.model.training import Trainer
 from phonkit.plugins import lookup
 from phonkit.settings import ModelConfig, TrainConfig
-from phonkit.tasks.train import surface_examples
+from phonkit.tasks.corpus import surface_examples
 
 
 def synchronise(device: torch.device) -> None:

@@ -22,7 +22,7 @@ from phonkit.data.split import paradigm_completion
 from phonkit.model.training import Trainer
 from phonkit.plugins import lookup
 from phonkit.settings import ModelConfig, TrainConfig
-from phonkit.tasks.train import surface_examples
+from phonkit.tasks.corpus import surface_examples
 
 
 def main() -> None:

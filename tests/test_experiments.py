@@ -142,7 +142,7 @@ def test_compare_tests_two_runs_on_shared_cells(cli, counts_file, tmp_path):
 def test_ipa_picks_the_corpus_transcriber(cli, tmp_path):
     result = cli("train", "--ipa", "--transcriber", "segments", "--out", str(tmp_path / "x"))
     assert result.code == 2 and "ask for two transcribers" in result.err
-    from phonkit.tasks.train import choose_transcriber
+    from phonkit.tasks.corpus import choose_transcriber
 
     assert choose_transcriber("celex", "none", True) == "disc"
     assert choose_transcriber("unimorph", "none", True) == "epitran"

@@ -19,7 +19,8 @@ from phonkit.experiments.unimorph import languages
 from phonkit.jobs import TrainRequest
 from phonkit.progress import StderrHandler, say
 from phonkit.run.directory import Run
-from phonkit.tasks.train import choose_transcriber, split_examples
+from phonkit.tasks.corpus import choose_transcriber
+from phonkit.tasks.train import split_examples
 
 
 def raised(call, *args, **kwargs) -> InputError:

@@ -104,7 +104,7 @@ def unimorph(
     paired permutation tests between the variants. Finished runs are reused."""
     from phonkit.experiments import kinds
     from phonkit.jobs import TrainRequest
-    from phonkit.tasks.train import choose_transcriber
+    from phonkit.tasks.corpus import choose_transcriber
 
     at_least_one(permutations=permutations)
     base = TrainRequest(
@@ -155,7 +155,7 @@ def celex(
     FILE --columns lemma,form,features,count). Finished runs are reused."""
     from phonkit.experiments import kinds
     from phonkit.jobs import TrainRequest
-    from phonkit.tasks.train import choose_transcriber
+    from phonkit.tasks.corpus import choose_transcriber
 
     at_least_one(draws=draws)
     base = TrainRequest(

@@ -102,7 +102,7 @@ def train(
     by the data's size (docs/small-data.md)."""
     from phonkit.jobs import TrainRequest
     from phonkit.progress import metrics_table, say
-    from phonkit.tasks.train import choose_transcriber
+    from phonkit.tasks.corpus import choose_transcriber
     from phonkit.tasks.train import train as train_job
 
     job = TrainRequest(

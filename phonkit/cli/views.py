@@ -71,7 +71,7 @@ def emit(header: Iterable[object], rows: Iterable[Iterable[object]]) -> None:
 def _source(model, corpus, request, transcriber="none", ipa=False, morphemes=None):
     from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
     from phonkit.jobs import TrainRequest
-    from phonkit.tasks.train import choose_transcriber, request_of
+    from phonkit.tasks.corpus import choose_transcriber, request_of
     from phonkit.views.source import corpus_source, run_source
 
     if model is not None:

@@ -4,15 +4,14 @@ trainer -> run directory -> scores. The CLI commands are thin wrappers of these 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 
 import torch
 
 from phonkit import __version__
-from phonkit.data.corpora import CorpusRequest
 from phonkit.data.encoding import encode
-from phonkit.data.lexicon import DEFAULT_DECOMPOSITION, Example, Lexicon, Vocabularies
+from phonkit.data.lexicon import Example, Lexicon, Vocabularies
 from phonkit.data.split import HOLDS_NO_DEV, PROTOCOLS, Split, has_counts, stem_folds
 from phonkit.data.tsv import format_rows
 from phonkit.errors import InputError
@@ -27,14 +26,8 @@ from phonkit.run.factory import load_model, run_model
 from phonkit.tables.candidates import Rewrites, keep_width
 from phonkit.tables.copy_training import copy_settings, end_copy_models, start_copy_models
 from phonkit.tables.sizes import SMALL, settings_for
+from phonkit.tasks.corpus import request_of, surface_examples
 from phonkit.tasks.evaluate import Evaluation, evaluate, selected_metrics
-
-
-def request_of(job: TrainRequest) -> CorpusRequest:
-    """What the job asks its corpus reader for, in the reader's default language where it
-    names none (the sample's: Turkish)."""
-    default = getattr(lookup("corpora", job.corpus), "default_lang", None)
-    return job.request if job.request.lang or not default else replace(job.request, lang=default)
 
 
 def default_run_dir(job: TrainRequest) -> Path:
@@ -44,45 +37,6 @@ def default_run_dir(job: TrainRequest) -> Path:
     return (
         Path("runs") / f"{job.corpus}-{lang or Path(job.request.path or 'data').stem}-{job.variant}"
     )
-
-
-def choose_transcriber(corpus: str, transcriber: str, ipa: bool) -> str:
-    """The transcriber asked for; with ``ipa``, the one that gives the corpus's forms in IPA:
-    its own (a corpus reader may name one as ``ipa_transcriber``, e.g. CELEX's DISC table),
-    else epitran's G2P."""
-    if ipa and transcriber != "none":
-        raise InputError(
-            f"ipa and transcriber={transcriber} ask for two transcribers",
-            setting=("ipa", "transcriber"),
-        )
-    if ipa:
-        transcriber = getattr(lookup("corpora", corpus), "ipa_transcriber", None) or "epitran"
-    lookup("transcribers", transcriber)
-    return transcriber
-
-
-def surface_examples(
-    lexicon: Lexicon,
-    transcriber_name: str,
-    lang: str | None,
-    morphemes: str = DEFAULT_DECOMPOSITION,
-) -> list[Example]:
-    """Attach surface symbols (by the chosen transcriber) and morphemes (by the chosen
-    decomposition) to every entry."""
-    transcriber = lookup("transcribers", transcriber_name)
-    decomposition = lookup("decompositions", morphemes)
-    surfaces = transcriber.transcribe(lang or "", [entry.form for entry in lexicon.entries])
-    examples = [
-        Example(entry, surface, decomposition.morphemes(entry))
-        for entry, surface in zip(lexicon.entries, surfaces, strict=True)
-        if surface
-    ]
-    if len(examples) < len(lexicon.entries):
-        say(
-            f"warning: {transcriber_name} gave no symbols for "
-            f"{len(lexicon.entries) - len(examples):,} forms; they are left out"
-        )
-    return examples
 
 
 def check_job(job: TrainRequest) -> None:

@@ -11,6 +11,7 @@ from phonkit.data.lexicon import DEFAULT_DECOMPOSITION, Example
 from phonkit.errors import InputError
 from phonkit.plugins import lookup
 from phonkit.run.directory import SPLITS, Run
+from phonkit.tasks.corpus import surface_examples
 
 ALL = "all"
 
@@ -50,8 +51,6 @@ def corpus_source(
     (``none``: the characters of the written form) and its morphemes as the decomposition
     ``morphemes`` splits it, exactly as ``train`` would see them (forms the transcriber gives
     no symbols are left out, with a warning)."""
-    from phonkit.tasks.train import surface_examples
-
     lookup("transcribers", transcriber)
     lookup("decompositions", morphemes)
     lexicon = lookup("corpora", corpus).read(request)
