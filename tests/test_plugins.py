@@ -228,8 +228,8 @@ print("torch" in sys.modules, file=sys.stderr)
 
 def test_commands_that_build_no_model_start_without_torch(cli, tmp_path):
     """The built-in model variants are imported when they are first asked for, not when the
-    plugins load: help, `uf strings` and `uf processes` read no weights and never import
-    torch (a second of every command's start)."""
+    plugins load: help, `uf strings`, `uf processes` and `stats` read no weights and never
+    import torch (a second of every command's start)."""
     from test_tables import HARMONY, write_table
 
     table = write_table(tmp_path / "t.csv", [row.split(",") for row in HARMONY.splitlines()])
@@ -247,4 +247,5 @@ def test_commands_that_build_no_model_start_without_torch(cli, tmp_path):
     assert not imports_torch("--help")
     assert not imports_torch("uf", "strings", "-m", str(run))
     assert not imports_torch("uf", "processes", "-m", str(run))
+    assert not imports_torch("stats", "--corpus", "table", "--path", str(table))
     assert imports_torch("plugins")  # listing the variants imports them
