@@ -211,7 +211,26 @@ class CopyNet(nn.Module):
 
     def forward(self, batch: Batch, inputs: Tensor, targets: Tensor) -> Tensor:
         """log p of each target symbol (examples, T), the previous ones given."""
+        return self.decode(batch, self.encode(batch), inputs, targets)
+
+    def judge(self, batch: Batch, inputs: Tensor, targets: Tensor) -> Tensor:
+        """:meth:`forward` for the one example of ``batch`` against each target form: its
+        stem read once, its memory shared by the targets, each a stem of its own with one
+        example (a grid of one cell: the products per stem are the target's alone)."""
         memory = self.encode(batch)
+        copies = targets.size(0)
+        stems = torch.arange(copies)
+        shared = {name: memory[name].expand(copies, *memory[name].shape[1:])
+                  for name in ("memory", "keys", "mask", "ids", "u")}  # fmt: skip
+        shared["grid"] = (stems, copies, 1)
+        cell, readable = batch.cell.expand(copies), batch.readable.expand(copies, -1)
+        batch = Batch(batch.forms, batch.slots, copies, stems, cell, readable)
+        return self.decode(batch, shared, inputs, targets)
+
+    def decode(
+        self, batch: Batch, memory: dict[str, Any], inputs: Tensor, targets: Tensor
+    ) -> Tensor:
+        """log p of each target symbol (examples, T) given the encoded ``memory``."""
         u = memory["u"]
         h, _ = self.read(inputs, u, self.start(u))
         prepared = self.prepare(h, memory, batch)
@@ -345,10 +364,8 @@ class CopyModel:
         if found is None or not forms:
             return None
         row, example = found
-        stems = [row] * len(forms)  # one stem per form: each (stem, cell) once in the grid
-        examples = [(number, example[1], example[2]) for number in range(len(forms))]
         inputs, outputs = self.targets(forms)
-        log_p = self.net(self.batch(stems, examples), inputs, outputs)
+        log_p = self.net.judge(self.batch([row], [example]), inputs, outputs)
         return (-(log_p * (outputs != PAD)).sum(1)).tolist()
 
     @torch.no_grad()
