@@ -109,6 +109,18 @@ def test_the_encoder_reads_each_form_as_a_packed_bidirectional_lstm_would():
     torch.testing.assert_close(net.read_forms(x, present), expected)
 
 
+def test_judging_reads_the_stem_once_as_a_copy_of_it_per_candidate_would(harmony):
+    known = {"1": segment("deniz")}
+    forms = [segment("denizler"), segment("denizlar"), segment("deniz")]
+    row, example = harmony.query(known, "2")
+    inputs, outputs = harmony.targets(forms)
+    copies = [(number, example[1], example[2]) for number in range(len(forms))]
+    with torch.no_grad():
+        each = harmony.net(harmony.batch([row] * len(forms), copies), inputs, outputs)
+        shared = harmony.net.judge(harmony.batch([row], [example]), inputs, outputs)
+    torch.testing.assert_close(shared, each)
+
+
 def test_a_copy_model_stored_with_a_bidirectional_encoder_reloads(harmony):
     state = harmony.state()
     weights = {
