@@ -72,6 +72,22 @@ def test_predict_gives_its_input_back_as_it_came_but_for_the_gaps(cli, trained_r
     assert last.startswith(f"{lemma}\t{bundle}\t{known}\tw\tgiven\t") and "\r" not in last
 
 
+def test_a_predicted_form_is_written_in_its_rows_normalization_form():
+    from phonkit.data.lexicon import Entry
+    from phonkit.tasks.predict import Cell, in_rows_form
+
+    def cell(*written: str) -> Cell:
+        return Cell(1, Entry("x", ("N",), ""), [], written)
+
+    composed = unicodedata.normalize("NFC", "gözler")
+    decomposed = unicodedata.normalize("NFD", "gözler")
+    nfd = unicodedata.normalize("NFD", "ağaç")
+    assert in_rows_form(composed, cell(unicodedata.normalize("NFD", "göz"), "N")) == decomposed
+    assert in_rows_form(composed, cell("ev", "N", nfd)) == decomposed  # the known form tells
+    assert in_rows_form(decomposed, cell("göz", "N")) == composed
+    assert in_rows_form(decomposed, cell("ev", "N")) == composed  # nothing to tell by: NFC
+
+
 def test_predict_all_replaces_every_form(cli, trained_run, tmp_path):
     lemma, _, bundle, _ = (trained_run / "test.tsv").read_text().splitlines()[0].split("\t")
     path = tmp_path / "in.tsv"

@@ -6,6 +6,7 @@ A lemma the model has never seen gets an underlying form fitted to its known cel
 from __future__ import annotations
 
 import time
+import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -25,6 +26,7 @@ from phonkit.data.lexicon import (
     parse_features,
     parse_lemma,
 )
+from phonkit.data.table import written_form
 from phonkit.data.tsv import lines_as_read, open_bytes
 from phonkit.errors import InputError, at
 from phonkit.model.decoding import best, total_nll
@@ -66,6 +68,14 @@ class Cell:
             return self.entry.lemma, self.entry.bundle, self.entry.form
         lemma, features, *form = self.written
         return lemma, features, form[0] if form else ""
+
+
+def in_rows_form(form: str, cell: Cell) -> str:
+    """A predicted ``form`` in the Unicode normalization form ``cell``'s row is written in
+    (:func:`~phonkit.data.table.written_form`: decomposed where its lemma and known form
+    are, as ``fill`` writes a table's gaps), so that a row comes back in one form."""
+    lemma, _, known = cell.fields()
+    return unicodedata.normalize(written_form((lemma, known)), form)
 
 
 def read_cells(stream: IO[bytes], name: str) -> list[Cell]:
@@ -429,7 +439,7 @@ class Predictor:
             form = (
                 given
                 if filled.rank in ("given", "")  # a known form, or a gap left (--skip-unknown)
-                else self.transcriber.joiner.join(filled.symbols or ())
+                else in_rows_form(self.transcriber.joiner.join(filled.symbols or ()), cell)
             )
             row: list[object] = [lemma, features, form, *cell.extra]
             if options.nbest > 1:
