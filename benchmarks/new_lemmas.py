@@ -23,10 +23,11 @@ from pathlib import Path
 
 import torch
 
+from phonkit.data.cells import read_cells
 from phonkit.model.device import choose_device
 from phonkit.run.directory import Run
 from phonkit.settings import FitConfig
-from phonkit.tasks.predict import PredictOptions, fill, read_cells
+from phonkit.tasks.predict import PredictOptions, fill
 
 
 def main() -> None:

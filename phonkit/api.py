@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from phonkit.analysis.underlying_forms import Inventory
+from phonkit.data.cells import Cell
 from phonkit.data.corpora import Corpus
 from phonkit.data.lexicon import Decomposition, Entry, parse_features, parse_lemma
 from phonkit.data.table import ParadigmTable, read_table
@@ -32,7 +33,7 @@ from phonkit.settings import FitConfig
 from phonkit.tasks.evaluate import evaluate_run
 from phonkit.tasks.fill import FilledTable, FillRequest
 from phonkit.tasks.fill import fill as fill_table
-from phonkit.tasks.predict import Cell, PredictOptions, Predictor, gold_examples
+from phonkit.tasks.predict import PredictOptions, Predictor, gold_examples
 from phonkit.tasks.train import train as train_job
 
 #: A row given to :meth:`Model.predict`: lemma, features (``"N;PL"`` or a sequence), and the
@@ -108,7 +109,7 @@ class Model:
         nbest: int = 1,
         every: bool = False,
         scores: bool = False,
-        skip_unknown: bool = False,
+        strict: bool = False,
         fit: FitConfig | None = None,
     ) -> list[Prediction]:
         """Fill the gaps of ``rows`` as ``phonkit predict`` does: greedy (``beam=1``) or beam
@@ -119,7 +120,7 @@ class Model:
         if min(beam, nbest) < 1:
             raise InputError(f"beam={beam}, nbest={nbest}: both must be at least 1")
         options = PredictOptions(
-            every, beam, nbest, scores, skip_unknown, self.precision, fit or FitConfig()
+            every, beam, nbest, scores, strict, self.precision, fit or FitConfig()
         )
         cells = cells_of(rows)
         predictor = Predictor(self.run, self.device, options, self.network)

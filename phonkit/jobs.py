@@ -86,14 +86,27 @@ class Launch:
     jobs: int = 1
 
 
+class AfterTraining(Protocol):
+    """What an experiment does with each of its runs once trained, in the process that
+    trained it (the CoNLL–SIGMORPHON 2017 task 2 completes its covered files): writes only
+    into the run's directory, and knows whether it is done, so that an experiment resumed
+    finishes it without training the run again."""
+
+    def done(self, run: Path) -> bool: ...
+
+    def __call__(self, run: Path) -> None: ...
+
+
 @dataclass
 class Planned:
-    """One run of an experiment: its directory name, what to train, and the labels the
-    reports group it by (language, variant, seed, k, draw...)."""
+    """One run of an experiment: its directory name, what to train, the labels the reports
+    group it by (language, variant, seed, k, draw...) and what is done with it once trained
+    (``after``)."""
 
     name: str
     job: TrainRequest
     labels: dict[str, Any]
+    after: AfterTraining | None = None
 
 
 @dataclass

@@ -53,6 +53,7 @@ EXPORTS = {
     "METRICS": "phonkit.run.directory",
     "PREDICTIONS": "phonkit.run.directory",
     "RECORD": "phonkit.run.directory",
+    "COMPLETED": "phonkit.run.directory",
 }
 
 __all__ = list(EXPORTS)

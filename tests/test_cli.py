@@ -73,8 +73,8 @@ def test_predict_gives_its_input_back_as_it_came_but_for_the_gaps(cli, trained_r
 
 
 def test_a_predicted_form_is_written_in_its_rows_normalization_form():
+    from phonkit.data.cells import Cell, in_rows_form
     from phonkit.data.lexicon import Entry
-    from phonkit.tasks.predict import Cell, in_rows_form
 
     def cell(*written: str) -> Cell:
         return Cell(1, Entry("x", ("N",), ""), [], written)
@@ -101,27 +101,52 @@ def test_empty_input_gives_empty_output(cli, trained_run):
     assert (result.code, result.out) == (0, "")
 
 
+OWN, FIELDS = "lemma,features,form", "lemma,form,features"  # predict's columns
+
+
 @pytest.mark.parametrize(
-    ("stdin", "message"),
+    ("stdin", "message", "columns"),
     [
         (
             b"ev\tN;PL\ta\tb\nev\tN;SG\n",
             "<stdin>:2: expected 4 (as on the first line) tab-separated columns, found 2",
+            OWN,
         ),
-        (b"ev\n", "<stdin>:1: expected 2 or 3 tab-separated columns, found 1"),
-        (b"\tN;PL\n", "<stdin>:1: empty lemma"),
-        (b"ev\t\n", "<stdin>:1: empty feature bundle"),
-        (b"\xfe\tN;PL\n", "<stdin>:1: not valid UTF-8 (byte 0xfe at column 1)"),
-        (b"qqqq\tN;NOM;PL\n", "<stdin>:1: lemma 'qqqq' is not in the model"),
-        (b"qqqq\tN;ZZZ\n", "<stdin>:1: feature bundle 'N;ZZZ' is not in the model"),
-        (b"qqqq\tN;NOM;PL\nqqqq\tN;ACC;SG\n", "(1 more such rows); use --skip-unknown"),
+        (b"ev\n", "<stdin>:1: expected 2 or 3 tab-separated columns, found 1", OWN),
+        (b"\tN;PL\n", "<stdin>:1: empty lemma", OWN),
+        (b"ev\t\n", "<stdin>:1: empty feature bundle", OWN),
+        (b"\xfe\tN;PL\n", "<stdin>:1: not valid UTF-8 (byte 0xfe at column 1)", OWN),
+        (b"ev\tN;PL\n", "<stdin>:1: expected 3 tab-separated columns, found 2", FIELDS),
+        (b"N;PL\tev\t\n", "<stdin>:1: empty lemma", "features,form,lemma"),
+        (b"ev\tN;PL\tx\n", "--columns 'lemma,form': give lemma, features and form", "lemma,form"),
     ],
 )
-def test_bad_predict_input_is_one_line_and_exit_2(cli, trained_run, stdin, message):
-    result = cli("predict", "-m", str(trained_run), stdin=stdin)
+def test_bad_predict_input_is_one_line_and_exit_2(cli, trained_run, stdin, message, columns):
+    result = cli("predict", "-m", str(trained_run), "--columns", columns, stdin=stdin)
     assert result.code == 2
     assert message in result.err
     assert result.err.count("\n") == 1 and result.out == ""
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        (b"qqqq\tN;NOM;PL\n", "<stdin>:1: lemma 'qqqq' is not in the model"),
+        (b"qqqq\tN;ZZZ\n", "<stdin>:1: feature bundle 'N;ZZZ' is not in the model"),
+        (b"qqqq\tN;NOM;PL\nqqqq\tN;ACC;SG\n", "(1 more such rows); without --strict"),
+    ],
+)
+def test_a_row_that_cannot_be_filled_is_left_and_named_or_with_strict_an_error(
+    cli, trained_run, stdin, message
+):
+    strict = cli("predict", "-m", str(trained_run), "--strict", stdin=stdin)
+    assert strict.code == 2 and message in strict.err
+    assert strict.err.count("\n") == 1 and strict.out == ""
+    left = cli("predict", "-m", str(trained_run), stdin=stdin)
+    assert left.code == 0 and left.out == stdin.decode().replace("\n", "\t\n")
+    rows = stdin.count(b"\n")
+    assert f"left {rows} row{'s' * (rows > 1)} unfilled" in left.err
+    assert "the first: <stdin>:1: " in left.err and "is not in the model" in left.err
 
 
 def test_terminal_stdin_without_a_file_is_an_error(cli, trained_run):

@@ -79,6 +79,8 @@ def test_conll2017_merges_task1_and_task2_without_duplicates():
     lexicon = read("conll2017", lang="tur", data_dir=SHARED)
     lines = set()
     for path in (SHARED / "sigmorphon" / "conll2017").glob("task*/turkish-*"):
+        if "-covered-" in path.name:  # the task-2 inputs: the uncovered files' forms, blanked
+            continue
         with lzma.open(path, "rt", encoding="utf-8") as handle:
             lines.update(line for line in handle.read().splitlines() if line)
     assert len(lexicon) == len(lines)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from phonkit.data.cells import read_cells
 from phonkit.data.corpora import CorpusRequest
 from phonkit.plugins import lookup
-from phonkit.tasks.predict import read_cells
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

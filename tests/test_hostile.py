@@ -136,17 +136,17 @@ CASES = [
     ("predict-one-column", ["predict", "-m", "run"], b"kitap\n", 2, "<stdin>:1: expected 2 or 3"),
     ("predict-empty-lemma", ["predict", "-m", "run"], b" \tN;PL\n", 2, "<stdin>:1: empty lemma"),
     ("predict-no-features", ["predict", "-m", "run"], b"ev\t;\n", 2, "empty feature bundle"),
-    ("predict-unknown-feature", ["predict", "-m", "run"], b"ev\tQQ\n", 2, "feature 'QQ' is not"),
+    ("predict-unknown-feature", ["predict", "-m", "run", "--strict"], b"ev\tQQ\n", 2, "is not"),
     (
         "predict-new-lemma-no-form",
-        ["predict", "-m", "run"],
+        ["predict", "-m", "run", "--strict"],
         b"qqq\tN;NOM;PL\n",
         2,
         "lemma 'qqq' is not",
     ),
     (
         "predict-new-lemma-rows-apart",
-        ["predict", "-m", "run"],
+        ["predict", "-m", "run", "--strict"],
         b"qqq\t{bundle}\t{form}\n{lemma}\t{bundle}\nqqq\t{bundle}\n",
         2,
         "<stdin>:3: lemma 'qqq' is not in the model",
@@ -379,3 +379,29 @@ def test_hostile_input_is_one_line_and_changes_nothing(
     assert result.err.count("phonkit: error") == 1, result.err
     assert message in lines[-1]
     assert snapshot(root) == before
+
+
+class Planted:
+    """A pickled object that, if unpickled, would make a directory: a stand-in for code a
+    shared run directory must not run."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.mkdir, (str(self.marker),))
+
+
+def test_a_checkpoint_that_would_run_code_is_refused_unread(cli, trained_run, tmp_path):
+    import torch
+
+    run = Path(shutil.copytree(trained_run, tmp_path / "shared-run"))
+    (run / "metrics.json").unlink()  # unfinished: --resume reads the checkpoint
+    marker = tmp_path / "code-was-run"
+    state = torch.load(run / "checkpoint.pt", weights_only=True)
+    torch.save({**state, "history": Planted(marker)}, run / "checkpoint.pt")
+    result = cli("train", "--resume", "--out", str(run))
+    assert result.code == 2 and result.out == "", result.err
+    assert result.err.count("\n") == 1 and "Traceback" not in result.err
+    assert "checkpoint.pt: cannot read it: it holds more than the tensors" in result.err
+    assert not marker.exists()

@@ -151,7 +151,7 @@ def test_a_non_finite_loss_stops_training_and_keeps_the_last_good_epoch(
     assert (out / "model.pt").is_file() and not (out / "metrics.json").exists()
     import torch
 
-    assert torch.load(out / "checkpoint.pt", weights_only=False)["epoch"] == 1
+    assert torch.load(out / "checkpoint.pt", weights_only=True)["epoch"] == 1
     monkeypatch.setattr(training.Trainer, "dev_figures", figures)
     resumed = cli("train", "--resume", "--out", str(out))
     assert resumed.code == 0 and "resuming after epoch 1" in resumed.err

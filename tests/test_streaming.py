@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from conftest import phonkit_process
+from phonkit.data.cells import Cell, iter_cells
 from phonkit.data.lexicon import Entry
 from phonkit.errors import InputError
 from phonkit.tasks import streaming
-from phonkit.tasks.predict import Cell, by_run, iter_cells
+from phonkit.tasks.predict import by_run
 from phonkit.tasks.streaming import END, ReadAhead, chunks
 
 
@@ -163,7 +164,7 @@ def test_an_error_while_the_producer_is_still_writing_is_one_line(trained_run):
     process must still exit with its one line (a thread blocked in sys.stdin's buffered
     reader makes Python abort at exit)."""
     lemma = (trained_run / "train.tsv").read_text().split("\t")[0]
-    process = phonkit_process("predict", "-m", str(trained_run), stdin=subprocess.PIPE)
+    process = phonkit_process("predict", "-m", str(trained_run), "--strict", stdin=subprocess.PIPE)
     try:
         process.stdin.write(f"{lemma}\tQQQ\n".encode())
         process.stdin.flush()

@@ -10,9 +10,9 @@ import lzma
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from phonkit.data.cells import iter_cells
 from phonkit.data.tsv import BOM, decode_lines, format_rows, lines_as_read, read_rows, write_atomic
 from phonkit.errors import InputError
-from phonkit.tasks.predict import iter_cells
 
 # text without line breaks of any kind (str.splitlines would see more lines than the reader)
 FIELD = st.text(

@@ -69,22 +69,24 @@ def test_predict_fits_a_new_lemma_and_fills_its_gaps(cli, trained_run):
     assert "fitted the underlying forms of 1 new lemma to 3 known forms" in result.err
 
 
-def test_a_new_lemma_without_known_forms_is_an_error_or_skipped(cli, trained_run):
+def test_a_new_lemma_without_known_forms_is_left_unfilled_or_with_strict_an_error(
+    cli, trained_run
+):
     stdin = b"yepyeni\tN;ACC;SG\t\nyepyeni\tN;DAT;SG\t--\n"
-    failed = cli("predict", "-m", str(trained_run), stdin=stdin)
+    failed = cli("predict", "-m", str(trained_run), "--strict", stdin=stdin)
     assert failed.code == 2 and failed.out == ""
     assert "<stdin>:1: lemma 'yepyeni' is not in the model" in failed.err
     assert "no known form" in failed.err and failed.err.count("\n") == 1
-    skipped = cli("predict", "-m", str(trained_run), "--skip-unknown", stdin=stdin)
+    skipped = cli("predict", "-m", str(trained_run), stdin=stdin)
     assert skipped.code == 0
     assert skipped.out == stdin.decode()  # the gaps left as they came
-    assert "skipped 2 rows" in skipped.err
+    assert "left 2 rows unfilled" in skipped.err
 
 
-def test_an_unknown_feature_is_skipped_on_request(cli, trained_run):
+def test_an_unknown_feature_is_left_unfilled(cli, trained_run):
     lemma, bundle, _ = paradigm(trained_run)[0]
     stdin = f"{lemma}\t{bundle}\n{lemma}\tN;XYZ\n".encode()
-    result = cli("predict", "-m", str(trained_run), "--skip-unknown", stdin=stdin)
+    result = cli("predict", "-m", str(trained_run), stdin=stdin)
     rows = [line.split("\t") for line in result.out.splitlines()]
     assert result.code == 0 and rows[0][2] and rows[1] == [lemma, "N;XYZ", ""]
     assert "feature bundle 'N;XYZ' is not in the model" in result.err

@@ -16,6 +16,7 @@ from phonkit.cli.options import (
     Metrics,
     Morphemes,
     Transcribers,
+    Variant,
     at_least_one,
     corpus_request,
     gathered,
@@ -204,6 +205,54 @@ def tables(
     out = out or Path("experiments") / f"tables-{folder.resolve().name}"
     options = {"folder": folder, "variants": _variants(variants), "permutations": permutations}
     _exit(kinds.run("tables", out, base, launch=launch, force=force, **options))
+
+
+@experiment_app.command("sigmorphon2017")
+@launch_options
+@setting_options("model", "training", "copy", skip=("seed",))
+def sigmorphon2017(
+    langs: Annotated[
+        str,
+        typer.Option(
+            help="Languages as the task's files spell them (dutch) or ISO 639-3 codes, "
+            "comma-separated, or all (every language with a train file)."
+        ),
+    ] = "all",
+    sizes: Annotated[
+        str, typer.Option(help="The task's training sizes, comma-separated: low, medium, high.")
+    ] = "low,medium,high",
+    variant: Variant = "pi",
+    data_dir: DataDir = None,
+    out: Annotated[
+        Path, typer.Option(help="Experiment directory.")
+    ] = Path("experiments/sigmorphon2017"),
+    launch: Launch = Launch(),  # --jobs, --launcher, -L (launch_options)
+    transcriber: Transcribers = "none",
+    device: Device = "auto",
+    morphemes: Morphemes = DEFAULT_DECOMPOSITION,
+    seed: Annotated[int, typer.Option(help="Seed of training.")] = 1,
+    force: Force = False,
+    settings: dict[str, Any] | None = None,
+) -> None:
+    """CoNLL-SIGMORPHON 2017 task 2 (paradigm completion): per language and training size,
+    a run on the train file (--split all), then the covered dev and test files completed as
+    phonkit predict --columns lemma,form,features completes them, scored as the task's
+    scorer does (ACC, LEV, paradigm ACC); results.tsv (test), dev.tsv, results.md. The data
+    directory holds [sigmorphon/]conll2017/task2/. Finished runs are reused."""
+    from phonkit.experiments import kinds
+    from phonkit.jobs import TrainRequest
+
+    given = dict(settings or {}) | ({"seed": seed} if seed != 1 else {})
+    base = TrainRequest(
+        request=CorpusRequest(data_dir=data_dir),
+        transcriber=transcriber,
+        variant=variant,
+        morphemes=morphemes,
+        device=device,
+        settings=given,
+    )
+    options = {"langs": langs, "sizes": names(sizes, "--sizes")}
+    _exit(kinds.run("sigmorphon2017", out, base, launch=launch, force=force, **options))
 
 
 @experiment_app.command("report")

@@ -24,7 +24,9 @@ from phonkit.cli.options import (
     Lang,
     Metrics,
     Morphemes,
+    OptionalRunDir,
     Precision,
+    PredictColumns,
     RunDir,
     Transcribers,
     Variant,
@@ -142,21 +144,26 @@ def predict(
     score: Annotated[
         bool, typer.Option("--score", help="Add the surprisal (nats per symbol) of each form.")
     ] = False,
-    skip_unknown: Annotated[
+    columns: PredictColumns = "lemma,features,form",
+    strict: Annotated[
         bool,
         typer.Option(
-            "--skip-unknown",
-            help="Leave rows with unknown features or unfittable lemmas unfilled, as written.",
+            "--strict",
+            help="Stop at the first row that cannot be filled (an unknown feature, a new "
+            "lemma with nothing to read), exit 2; by default such rows are left as written "
+            "and counted on stderr.",
         ),
     ] = False,
     device: Device = "cpu",
     precision: Precision = "auto",
     settings: dict[str, Any] | None = None,
 ) -> None:
-    """Fill paradigm gaps: reads lemma<TAB>features[<TAB>form|--], writes TSV to stdout.
+    """Fill paradigm gaps: reads lemma<TAB>features[<TAB>form|--] (or the columns of
+    --columns), writes TSV to stdout.
 
     Lemmas the model has never seen get an underlying form fitted to their known cells, which
     must come in the rows next to their gaps. Streams: output follows input chunk by chunk."""
+    from phonkit.data.cells import Layout
     from phonkit.data.tsv import open_bytes, stdin_bytes
     from phonkit.errors import Interrupted
     from phonkit.model.device import choose_device
@@ -165,10 +172,11 @@ def predict(
     from phonkit.tasks.streaming import predict_stream
 
     at_least_one(beam=beam, nbest=nbest)
+    layout = Layout.parse(columns)
     run = Run.open(model)
     name = str(file) if file else "<stdin>"
     options = PredictOptions(
-        all_rows, beam, nbest, score, skip_unknown, precision, FitConfig(**settings or {})
+        all_rows, beam, nbest, score, strict, precision, FitConfig(**settings or {})
     )
     stream = open_bytes(file) if file else stdin_bytes("predict TSV")
     predictor = Predictor(run, choose_device(device), options)
@@ -179,7 +187,7 @@ def predict(
 
     try:
         with stream:
-            predict_stream(predictor, stream, name, write)
+            predict_stream(predictor, stream, name, write, layout)
     except KeyboardInterrupt:
         tally = predictor.tally
         raise Interrupted(
@@ -194,13 +202,29 @@ def predict(
 @app.command()
 @setting_options("fit", with_set=False)
 def evaluate(
-    model: RunDir,
+    model: OptionalRunDir = None,
     file: Annotated[
         Path | None,
         typer.Argument(
-            help="TSV lemma<TAB>features<TAB>gold form (default: the run's test split)."
+            help="TSV lemma<TAB>features<TAB>gold form (default: the run's test split); "
+            "with --gold, the guesses to score (default: stdin)."
         ),
     ] = None,
+    gold: Annotated[
+        Path | None,
+        typer.Option(
+            help="Score the guesses in FILE against this file of gold forms, as the "
+            "CoNLL-SIGMORPHON 2017 scorer scores task 2 (no -m)."
+        ),
+    ] = None,
+    covered: Annotated[
+        Path | None,
+        typer.Option(
+            help="With --gold: the covered file that was completed; only its empty cells "
+            "are scored \\[default: every gold cell]."
+        ),
+    ] = None,
+    columns: PredictColumns = "lemma,features,form",
     predictions: Annotated[
         Path | None, typer.Option(help="Also write per-cell predictions here.")
     ] = None,
@@ -228,8 +252,9 @@ def evaluate(
     precision: Precision = "auto",
     settings: dict[str, Any] | None = None,
 ) -> None:
-    """Score a run on its test split or on a TSV with gold forms; metric<TAB>value on stdout
-    (with --unseen-lemmas: known<TAB>system<TAB>metric<TAB>value)."""
+    """Score a run on its test split or on a TSV with gold forms, or (--gold) a file of
+    guesses; metric<TAB>value on stdout (with --unseen-lemmas:
+    known<TAB>system<TAB>metric<TAB>value)."""
     from phonkit.data.tsv import format_rows, write_atomic
     from phonkit.model.device import choose_device
     from phonkit.progress import metrics_table
@@ -238,12 +263,25 @@ def evaluate(
     from phonkit.tasks.evaluate import evaluate_run
     from phonkit.tasks.predict import read_gold
 
+    if gold is not None:
+        if model is not None:
+            raise InputError("--gold scores a file of guesses, not a run: give -m or --gold")
+        _score_guesses(file, gold, covered, columns)
+        return
+    if model is None:
+        raise InputError("give -m RUN (a run to score) or --gold FILE (guesses to score)")
+    if covered is not None:
+        raise InputError("--covered goes with --gold")
     if predictions is not None and predictions.is_dir():
         raise InputError(f"--predictions {predictions}: is a directory; give a file name")
     run = Run.open(model)
     if unseen_lemmas:
         counts = numbers(known, "--known")
-        examples = run.examples("test") if file is None else read_gold(file, run, True, transcriber)
+        examples = (
+            run.examples("test")
+            if file is None
+            else read_gold(file, run, True, transcriber, columns)
+        )
         if file is None and run.config.split.protocol != "lemmas":
             raise InputError(
                 f"{run.path}: its test lemmas were seen in training (split "
@@ -253,8 +291,8 @@ def evaluate(
         fit = FitConfig(**settings or {})
         _evaluate_unseen(run, examples, counts, seed, fit, device, precision)
         return
-    gold = None if file is None else read_gold(file, run, False, transcriber)
-    result = evaluate_run(run, gold, load_model(run, choose_device(device)), None, precision)
+    given = None if file is None else read_gold(file, run, False, transcriber, columns)
+    result = evaluate_run(run, given, load_model(run, choose_device(device)), None, precision)
     label = "test" if file is None else str(file)
     if predictions:
         write_atomic(predictions, format_rows(result.rows(run.transcriber().joiner)))
@@ -263,6 +301,27 @@ def evaluate(
     sys.stdout.write(
         format_rows([("metric", "value")] + [(k, f"{v:.6g}") for k, v in result.scores.items()])
     )
+
+
+def _score_guesses(file: Path | None, gold: Path, covered: Path | None, columns: str) -> None:
+    from phonkit.data.cells import Layout
+    from phonkit.data.tsv import format_rows, stdin_bytes
+    from phonkit.progress import metrics_table
+    from phonkit.tasks.completion import read_forms, score_completion
+
+    layout = Layout.parse(columns)
+    stream = None if file is not None else stdin_bytes("guesses")
+    guesses = read_forms(file, layout, stream=stream)
+    scores = score_completion(
+        guesses,
+        read_forms(gold, layout, gold=True),
+        read_forms(covered, layout) if covered else None,
+    )
+    label = f"{file or '<stdin>'} against {gold}"
+    figures = {"acc": scores.acc, "lev": scores.lev, "paradigm_acc": scores.paradigm_acc}
+    metrics_table(f"{label} ({scores.cells:,} cells, {scores.paradigms:,} paradigms)",
+                  {"guesses": figures})  # fmt: skip
+    sys.stdout.write(format_rows([("metric", "value"), *scores.rows()]))
 
 
 def _evaluate_unseen(run, examples, counts, seed, fit, device, precision) -> None:

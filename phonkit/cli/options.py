@@ -20,6 +20,9 @@ from phonkit.settings import TrainConfig, declared
 RunDir = Annotated[
     Path, typer.Option("--model", "-m", help="A run directory made by phonkit train.")
 ]
+OptionalRunDir = Annotated[
+    Path | None, typer.Option("--model", "-m", help="A run directory made by phonkit train.")
+]
 DataDir = Annotated[
     Path | None,
     typer.Option("--data-dir", help="Data root (else $PHONKIT_DATA, else the user data dir)."),
@@ -65,6 +68,14 @@ CorpusPath = Annotated[
     str | None, typer.Option("--path", help="File or dataset for the tsv and hf corpora.")
 ]
 Columns = Annotated[str | None, typer.Option(help="Column spec, e.g. lemma,features,form,count.")]
+PredictColumns = Annotated[
+    str,
+    typer.Option(
+        help="The columns of each row, in file order: lemma,features,form (the form may be "
+        "left off) or lemma,form,features (UniMorph, SIGMORPHON); an empty form is a cell "
+        "to fill."
+    ),
+]
 CorpusOptions = Annotated[
     list[str], typer.Option("--corpus-option", "-O", help="KEY=VALUE for the corpus reader.")
 ]

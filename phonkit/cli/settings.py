@@ -53,7 +53,7 @@ def parameter(one: Setting) -> str:
 #: the option of its last name (``data.data_dir``: ``--data-dir``).
 NAMED = (
     "device", "data.lang", "data.path", "data.columns", "data.data_dir", "transcriber", "ipa",
-    "out", "force", "resume", "jobs", "langs", "column", "bundle", "skip_unknown",
+    "out", "force", "resume", "jobs", "langs", "column", "bundle", "strict", "columns",
     "unseen_lemmas",
 )  # fmt: skip
 

@@ -159,10 +159,10 @@ def paradigm(
     Every feature bundle of the lemma's part of speech seen in training, the gold form and
     where it is from, the model's form, whether it is right, and the surprisal (nats per
     symbol) of the model's form and of the gold. TSV on stdout, a table on stderr."""
+    from phonkit.data.cells import read_cells
     from phonkit.data.tsv import open_bytes
     from phonkit.model.device import choose_device
     from phonkit.run.directory import Run
-    from phonkit.tasks.predict import read_cells
     from phonkit.views.display import paradigm_tables
     from phonkit.views.paradigm import lay_out
 

@@ -3,7 +3,9 @@ KIND`` and :func:`phonkit.experiment` run, and what ``phonkit experiment report`
 
 ``unimorph`` is the paper's UniMorph table (:mod:`phonkit.experiments.unimorph`), ``celex``
 its learning curve (:mod:`phonkit.experiments.curve`), ``tables`` the paradigm-table
-benchmark (:mod:`phonkit.experiments.paradigm_tables`). A kind's module is imported when it
+benchmark (:mod:`phonkit.experiments.paradigm_tables`), ``sigmorphon2017`` the field's
+benchmark of paradigm completion, CoNLL–SIGMORPHON 2017 task 2
+(:mod:`phonkit.experiments.sigmorphon`). A kind's module is imported when it
 runs, so that the command line's help stays light.
 """
 
@@ -23,6 +25,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "unimorph": {},
     "celex": {"batch_size": 32, "patience": 10},
     "tables": {},
+    "sigmorphon2017": {},
 }
 KINDS = tuple(DEFAULTS)
 
@@ -53,6 +56,10 @@ def run(
         from phonkit.experiments import curve
 
         return curve.run(out, base, launch=launch, force=force, **options)
+    if kind == "sigmorphon2017":
+        from phonkit.experiments import sigmorphon
+
+        return sigmorphon.run(out, base, launch=launch, force=force, **options)
     from phonkit.experiments import paradigm_tables
 
     folder = options.pop("folder", None)
@@ -81,5 +88,9 @@ def report(directory: Path, permutations: int | None = None) -> None:
         from phonkit.experiments import curve
 
         curve.report(directory)
+    elif kind == "sigmorphon2017":
+        from phonkit.experiments import sigmorphon
+
+        sigmorphon.report(directory)
     else:
         raise InputError(f"{directory}: unknown kind of experiment {kind!r}")

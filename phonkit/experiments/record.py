@@ -1,9 +1,10 @@
 """The compact record of an experiment: what its tables are made of, without model weights.
 
 ``phonkit experiment export DIR --out RECORD`` copies the experiment's manifest, plan and
-outcomes, and from every finished run its ``config.json``, ``metrics.json``, ``history.tsv``
-and the per-cell test scores (``predictions.tsv``, xz-compressed). ``phonkit experiment report
-RECORD`` then rebuilds the same tables and permutation tests from the record alone. The
+outcomes, and from every finished run its ``config.json``, ``metrics.json``, ``history.tsv``,
+the per-cell test scores (``predictions.tsv``) and the completions of covered files where the
+experiment made them (``completed-*.tsv``), these two xz-compressed. ``phonkit experiment
+report RECORD`` then rebuilds the same tables and permutation tests from the record alone. The
 paths the manifest and the configurations store are re-expressed from the record's place
 (:func:`phonkit.run.config.moved_path`), so that they still lead to the data.
 """
@@ -26,7 +27,7 @@ from phonkit.experiments.runner import (
     read_manifest,
 )
 from phonkit.run.config import CONFIG, moved_config, read_json
-from phonkit.run.directory import PREDICTIONS, RECORD
+from phonkit.run.directory import COMPLETED, PREDICTIONS, RECORD
 
 
 def export(root: Path, out: Path) -> int:
@@ -53,6 +54,11 @@ def export(root: Path, out: Path) -> int:
                 shutil.copyfile(run.path / file, target / file)
         predictions = run.predictions.read_bytes()
         write_atomic(target / f"{PREDICTIONS}.xz", lzma.compress(predictions, preset=9))
+        for split, file in COMPLETED.items():  # an experiment's completions of covered files
+            if (completed := run.completion(split)) is not None:
+                data = completed.read_bytes()
+                xz = data if completed.suffix == ".xz" else lzma.compress(data, preset=9)
+                write_atomic(target / f"{file}.xz", xz)
     return len(runs)
 
 

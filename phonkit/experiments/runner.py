@@ -256,14 +256,28 @@ def grouped(root: Path, key: Callable[[dict[str, Any]], Key]) -> dict[Key, Group
     return groups
 
 
-def run_one(planned: Planned, root: Path, threads: int | None = None) -> Outcome:
-    """Train one planned run (or reuse or resume it); its messages go to its log file."""
+def complete(planned: Planned, root: Path) -> bool:
+    """The planned run is trained, and what comes after training is done."""
     path = root / "runs" / planned.name
-    if Run(path).finished:
+    return Run(path).finished and (planned.after is None or planned.after.done(path))
+
+
+def run_one(planned: Planned, root: Path, threads: int | None = None) -> Outcome:
+    """Train one planned run (or reuse or resume it), then do what comes after training;
+    its messages go to its log file."""
+    path = root / "runs" / planned.name
+    if complete(planned, root):
         return Outcome(planned.name, "finished", "reused")
     if threads:
         torch.set_num_threads(threads)
-    return _logged(planned, root, lambda: train_run(start_or_open(planned, path)))
+
+    def work() -> None:
+        if not Run(path).finished:
+            train_run(start_or_open(planned, path))
+        if planned.after is not None:
+            planned.after(path)
+
+    return _logged(planned, root, work)
 
 
 def prepare(planned: Planned, root: Path) -> Outcome | None:
@@ -333,7 +347,7 @@ def execute(
 
     pending = []
     for planned in plan:
-        if Run(root / "runs" / planned.name).finished:
+        if complete(planned, root):
             record(Outcome(planned.name, "finished", "reused"))
         else:
             pending.append(planned)

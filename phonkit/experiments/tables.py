@@ -26,9 +26,9 @@ def p_value(p: float) -> str:
     return "" if math.isnan(p) else ("<0.0001" if p < 1e-4 else f"{p:.4f}")
 
 
-def markdown(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A Markdown table; columns after the first two are right-aligned (numbers)."""
-    align = ["---" if i < 2 else "---:" for i in range(len(header))]
+def markdown(header: Sequence[str], rows: Sequence[Sequence[object]], labels: int = 2) -> str:
+    """A Markdown table; columns after the first ``labels`` are right-aligned (numbers)."""
+    align = ["---" if i < labels else "---:" for i in range(len(header))]
     lines = [header, align, *rows]
     return "".join("| " + " | ".join(str(cell) for cell in line) + " |\n" for line in lines)
 

@@ -7,8 +7,10 @@
 kept by ``fill``), ``judges.json`` the context width of the candidates' reliability, chosen on the
 training cells, and the weights of their judges, chosen on the dev cells (a run that ranks
 analogy candidates; the weights where it has dev cells), ``history.tsv`` per-epoch figures,
-``metrics.json`` dev/test metrics (written last: a run without it is unfinished) and
-``predictions.tsv`` the test predictions.
+``metrics.json`` dev/test metrics (written last: a run without it is unfinished),
+``predictions.tsv`` the test predictions and ``completed-{dev,test}.tsv`` the run's completion
+of a covered file, the given cells and the gaps filled (an experiment's, after training: the
+CoNLL–SIGMORPHON 2017 task 2).
 
 This module alone names those files: everything else asks :class:`Run` for them.
 """
@@ -49,6 +51,7 @@ PREDICTIONS = "predictions.tsv"
 STRINGS = "strings.tsv"  # the underlying strings of the training split's morphemes
 JUDGES = "judges.json"  # the judges' weights (chosen on the dev cells) and context width
 METRICS = "metrics.json"  # written last: a run without it is unfinished
+COMPLETED = {split: f"completed-{split}.tsv" for split in ("dev", "test")}  # covered files
 RECORD = (CONFIG, METRICS, HISTORY, JUDGES)  # what the record of an experiment keeps of each run
 
 
@@ -244,6 +247,18 @@ class Run:
     def write_predictions(self, text: str) -> None:
         write_atomic(self.predictions, text)
 
+    def completion(self, split: str) -> Path | None:
+        """The run's completion of the covered file of ``split`` (``dev`` or ``test``; an
+        experiment's record keeps it xz-compressed), None where it has none."""
+        path = self.path / COMPLETED[split]
+        for found in (path, path.with_suffix(".tsv.xz")):
+            if found.is_file():
+                return found
+        return None
+
+    def write_completion(self, split: str, text: str) -> None:
+        write_atomic(self.path / COMPLETED[split], text)
+
     def strings(self) -> list[list[str]] | None:
         """The rows of ``strings.tsv`` (its header first); None where the run has none."""
         path = self.path / STRINGS
@@ -289,7 +304,7 @@ class Run:
 
     def load_weights(self) -> tuple[Any, str]:
         """The best weights, and the file they came from (for errors)."""
-        return self.load_torch(WEIGHTS, weights_only=True), str(self.path / WEIGHTS)
+        return self.load_torch(WEIGHTS), str(self.path / WEIGHTS)
 
     def save_weights(self, state: Any) -> None:
         self.save_torch(WEIGHTS, state)
@@ -298,7 +313,7 @@ class Run:
         """The stored states of the run's copy models trained so far (none for a run without
         them); :func:`phonkit.run.factory.load_copy_models` builds them."""
         return [
-            self.load_torch(name, weights_only=True)
+            self.load_torch(name)
             for name in COPIES
             if (self.path / name).is_file()
         ]
@@ -335,7 +350,11 @@ class Run:
         torch.save(state, buffer)
         write_atomic(self.path / name, buffer.getvalue())
 
-    def load_torch(self, name: str, weights_only: bool = False) -> Any:
+    def load_torch(self, name: str) -> Any:
+        """What ``name`` stores: tensors and plain values alone (``weights_only``), anything
+        else refused unread, so that a run directory from elsewhere runs no code."""
+        import pickle
+
         import torch
 
         path = self.path / name
@@ -347,7 +366,14 @@ class Run:
                 setting=("force", "out"),
             )
         try:
-            return torch.load(path, map_location="cpu", weights_only=weights_only)
+            return torch.load(path, map_location="cpu", weights_only=True)
+        except pickle.UnpicklingError:
+            raise InputError(
+                "cannot read it: it holds more than the tensors and plain values phonkit "
+                "stores (nothing in it was run); train the run again or take it from its "
+                "source",
+                str(path),
+            ) from None
         except Exception as error:  # torch raises many types for a damaged file; one line
             raise InputError(
                 f"cannot read it: the file is truncated or damaged ({type(error).__name__} "

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from phonkit.data.cells import Cell
 from phonkit.data.corpora import CorpusRequest
 from phonkit.data.lexicon import Entry
 from phonkit.data.table import Gap, ParadigmTable
@@ -27,7 +28,7 @@ from phonkit.run.directory import Run
 from phonkit.run.factory import load_model
 from phonkit.tables.sizes import SMALL
 from phonkit.tables.strings import keep_strings, stem_strings
-from phonkit.tasks.predict import Cell, PredictOptions, Predictor
+from phonkit.tasks.predict import PredictOptions, Predictor
 from phonkit.tasks.train import check_job, train
 
 

@@ -6,15 +6,14 @@ A lemma the model has never seen gets an underlying form fitted to its known cel
 from __future__ import annotations
 
 import time
-import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO
 
 import torch
 
+from phonkit.data.cells import PREDICT_COLUMNS, Cell, Layout, in_rows_form, read_cells
 from phonkit.data.encoding import encode, encode_morphemes
 from phonkit.data.lexicon import (
     LEMMA,
@@ -23,11 +22,8 @@ from phonkit.data.lexicon import (
     Entry,
     Example,
     Vocabularies,
-    parse_features,
-    parse_lemma,
 )
-from phonkit.data.table import written_form
-from phonkit.data.tsv import lines_as_read, open_bytes
+from phonkit.data.tsv import open_bytes
 from phonkit.errors import InputError, at
 from phonkit.model.decoding import best, total_nll
 from phonkit.model.device import autocast
@@ -39,79 +35,6 @@ from phonkit.run.directory import Run
 from phonkit.run.factory import load_model
 from phonkit.settings import FitConfig
 from phonkit.tables.candidates import Rewrites, known_forms
-
-GAP = ("", "--")
-
-
-@dataclass
-class Cell:
-    """One predict row: a lemma and features, a known form or a gap, and extra columns; and
-    for writing it back, its lemma, features and form fields as written (none: a row made
-    in code, written as parsed), what came before it (blank lines, a byte-order mark) and
-    its line ending, as read."""
-
-    line: int
-    entry: Entry  # form is "" for a gap
-    extra: list[str]
-    written: tuple[str, ...] = ()
-    before: str = ""
-    ending: str = "\n"
-
-    @property
-    def gap(self) -> bool:
-        return self.entry.form == ""
-
-    def fields(self) -> tuple[str, str, str]:
-        """The row's lemma, features and form (``""`` where it has no third field) as they
-        are written back."""
-        if not self.written:
-            return self.entry.lemma, self.entry.bundle, self.entry.form
-        lemma, features, *form = self.written
-        return lemma, features, form[0] if form else ""
-
-
-def in_rows_form(form: str, cell: Cell) -> str:
-    """A predicted ``form`` in the Unicode normalization form ``cell``'s row is written in
-    (:func:`~phonkit.data.table.written_form`: decomposed where its lemma and known form
-    are, as ``fill`` writes a table's gaps), so that a row comes back in one form."""
-    lemma, _, known = cell.fields()
-    return unicodedata.normalize(written_form((lemma, known)), form)
-
-
-def read_cells(stream: IO[bytes], name: str) -> list[Cell]:
-    """All the rows of a predict TSV (see :func:`iter_cells`)."""
-    return list(iter_cells(stream, name))
-
-
-def iter_cells(
-    stream: Iterable[bytes], name: str, tail: list[str] | None = None
-) -> Iterator[Cell]:
-    """``lemma<TAB>features[<TAB>form[<TAB>extra...]]``, one row at a time; when the first
-    row is wider than 3 columns, every row must have its width, so extra columns line up.
-    Blank lines are no rows: each row keeps those before it, and ``tail`` gets those after
-    the last, as read."""
-    width: int | None = None
-    before = ""
-    for number, text, read in lines_as_read(stream, name):
-        if not text.strip():
-            before += read
-            continue
-        row, where = text.split("\t"), at(name, number)
-        if width is None:
-            width = len(row) if len(row) > 3 else 0
-        if (width and len(row) != width) or (not width and len(row) not in (2, 3)):
-            expected = f"{width} (as on the first line)" if width else "2 or 3"
-            raise InputError(f"expected {expected} tab-separated columns, found {len(row)}", where)
-        form = row[2].strip() if len(row) > 2 else ""
-        entry = Entry(
-            parse_lemma(row[0], where), parse_features(row[1], where), "" if form in GAP else form
-        )
-        ending = read[len(read.rstrip("\r\n")) :]
-        mark = read[: len(read) - len(text) - len(ending)]  # a byte-order mark
-        yield Cell(number, entry, row[3:], tuple(row[:3]), before + mark, ending)
-        before = ""
-    if tail is not None:
-        tail.append(before)
 
 
 def check_known(cells: Iterable[Cell], run: Run, name: str, skip_lemmas: bool = False) -> None:
@@ -145,15 +68,19 @@ def describe(morpheme: str) -> str:
 
 
 def read_gold(
-    path: Path, run: Run, new_lemmas: bool, transcriber: str | None = None
+    path: Path,
+    run: Run,
+    new_lemmas: bool,
+    transcriber: str | None = None,
+    columns: str = PREDICT_COLUMNS,
 ) -> list[Example]:
-    """Scored cells from ``lemma<TAB>features<TAB>gold form``, transcribed like the run's
-    forms (or by ``transcriber``). Every morpheme must be known, except, with ``new_lemmas``,
-    the lemmas, which must then be new: cells of lemmas the model knows are left out, with a
-    count."""
+    """Scored cells from ``lemma<TAB>features<TAB>gold form`` (or the ``columns`` given),
+    transcribed like the run's forms (or by ``transcriber``). Every morpheme must be known,
+    except, with ``new_lemmas``, the lemmas, which must then be new: cells of lemmas the
+    model knows are left out, with a count."""
     name = str(path)
     with open_bytes(path) as stream:
-        cells = read_cells(stream, name)
+        cells = read_cells(stream, name, Layout.parse(columns))
     return gold_examples(cells, name, run, new_lemmas, transcriber)
 
 
@@ -193,7 +120,7 @@ class PredictOptions:
     beam: int = 1  # 1: greedy
     nbest: int = 1  # hypotheses written per predicted cell (rank and log-probability columns)
     score: bool = False  # add a column with the surprisal of each output form
-    skip_unknown: bool = False  # leave unpredictable cells empty instead of failing
+    strict: bool = False  # fail on a cell that cannot be predicted, not leave it unfilled
     precision: str = "auto"
     fit: FitConfig = field(default_factory=FitConfig)
 
@@ -278,18 +205,21 @@ def gather_evidence(
     return Evidence(examples, unpredictable, unseen_symbols, conflicts, first_unseen)
 
 
-def check_predictable(evidence: Evidence, cells: Sequence[Cell], name: str, skip: bool) -> set[int]:
-    """Fail on the first unpredictable cell, or with ``skip``, return their indices."""
+def check_predictable(
+    evidence: Evidence, cells: Sequence[Cell], name: str, strict: bool
+) -> set[int]:
+    """The indices of the cells that cannot be predicted, left unfilled; with ``strict``,
+    fail on the first of them instead."""
     if not evidence.unpredictable:
         return set()
     number, why = evidence.unpredictable[0]
-    if not skip:
+    if strict:
         others = len(evidence.unpredictable) - 1
         more = f" ({others:,} more such rows)" if others else ""
         raise InputError(
-            f"{why}{more}; use skip_unknown to leave such rows unfilled",
+            f"{why}{more}; without strict such rows are left unfilled",
             at(name, cells[number].line),
-            "skip_unknown",
+            "strict",
         )
     return {number for number, _ in evidence.unpredictable}
 
@@ -303,8 +233,8 @@ class Tally:
     unseen_symbols: int = 0
     unseen_example: str = ""  # FILE:LINE and symbol of the first of them
     conflicts: int = 0
-    skipped: int = 0
-    skipped_why: str = ""
+    unfilled: int = 0  # rows that cannot be predicted, left as they were
+    first_unfilled: str = ""  # FILE:LINE and why, of the first of them
     fitted_lemmas: int = 0
     fitted_forms: int = 0
     fit_seconds: float = 0.0
@@ -366,7 +296,7 @@ class Predictor:
         evidence = gather_evidence(
             cells, entries, self.vocabularies, surfaces, self.run.path, self.decomposition
         )
-        skipped = check_predictable(evidence, cells, name, options.skip_unknown)
+        skipped = check_predictable(evidence, cells, name, options.strict)
         todo = [n for n, c in enumerate(cells) if (options.every or c.gap) and n not in skipped]
         needed = {entries[number].lemma for number in todo}
         try:
@@ -403,8 +333,10 @@ class Predictor:
             tally.unseen_example = f"{name}:{line}: {symbol!r}"
         tally.conflicts += evidence.conflicts
         if skipped:
-            tally.skipped += len(skipped)
-            tally.skipped_why = tally.skipped_why or evidence.unpredictable[0][1]
+            tally.unfilled += len(skipped)
+            if not tally.first_unfilled:
+                number, why = evidence.unpredictable[0]
+                tally.first_unfilled = f"{name}:{cells[number].line}: {why}"
         return [
             Filled(number, symbols, rank, nll)
             for (number, symbols, rank), nll in zip(outputs, scores, strict=True)
@@ -435,13 +367,12 @@ class Predictor:
         options, rows = self.options, []
         for filled in self.predict(cells, name):
             cell, nll = cells[filled.index], filled.nll
-            lemma, features, given = cell.fields()
             form = (
-                given
-                if filled.rank in ("given", "")  # a known form, or a gap left (--skip-unknown)
+                cell.fields()[2]
+                if filled.rank in ("given", "")  # a known form, or a gap left unfilled
                 else in_rows_form(self.transcriber.joiner.join(filled.symbols or ()), cell)
             )
-            row: list[object] = [lemma, features, form, *cell.extra]
+            row: list[object] = list(cell.row(form))
             if options.nbest > 1:
                 row += [filled.rank, "" if nll is None else f"{-nll[0]:.4f}"]
             if options.score:
@@ -463,9 +394,11 @@ class Predictor:
                 f"warning: {tally.conflicts:,} lemma and feature pairs have different known "
                 "forms; all of them are kept as evidence"
             )
-        if tally.skipped:
+        if tally.unfilled:
+            rows = f"{tally.unfilled:,} row{'s' * (tally.unfilled != 1)}"
             say(
-                f"skipped {tally.skipped:,} rows that cannot be predicted, e.g. {tally.skipped_why}"
+                f"warning: left {rows} unfilled that cannot be predicted; the first: "
+                f"{tally.first_unfilled}"
             )
         if tally.fitted_lemmas:
             new, known = tally.fitted_lemmas, tally.fitted_forms

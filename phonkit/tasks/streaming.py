@@ -28,9 +28,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
+from phonkit.data.cells import DEFAULT_LAYOUT, Cell, Layout, iter_cells
 from phonkit.errors import InputError, at
 from phonkit.model.device import cpu_threads
-from phonkit.tasks.predict import Cell, Predictor, iter_cells
+from phonkit.tasks.predict import Predictor
 
 CHUNK_ROWS = 2048  # rows decoded at once: the decoder's batch, and the memory bound's unit
 LINGER = 0.02  # seconds to wait for more rows before a partial chunk is decoded
@@ -158,14 +159,18 @@ def lines_of(stream: IO[bytes], stopped: threading.Event) -> Iterator[bytes]:
 
 
 def predict_stream(
-    predictor: Predictor, stream: IO[bytes], name: str, write: Callable[[str], None]
+    predictor: Predictor,
+    stream: IO[bytes],
+    name: str,
+    write: Callable[[str], None],
+    layout: Layout = DEFAULT_LAYOUT,
 ) -> None:
-    """Fill the gaps of every row of ``stream``, calling ``write`` with each chunk's output
-    (TSV text, :meth:`Predictor.text`) as soon as it is decoded, and last with the blank
-    lines after the last row."""
+    """Fill the gaps of every row of ``stream`` (its columns as ``layout`` says), calling
+    ``write`` with each chunk's output (TSV text, :meth:`Predictor.text`) as soon as it is
+    decoded, and last with the blank lines after the last row."""
     stopped = threading.Event()
     tail: list[str] = []
-    rows = ReadAhead(iter_cells(lines_of(stream, stopped), name, tail))
+    rows = ReadAhead(iter_cells(lines_of(stream, stopped), name, tail, layout))
     try:
         with cpu_threads(predictor.device):
             for chunk in chunks(rows, lambda lemma: not predictor.knows(lemma), name):

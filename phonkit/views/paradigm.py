@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from phonkit.data.cells import Cell
 from phonkit.data.encoding import encode, encode_morphemes
 from phonkit.data.lexicon import LEMMA, Entry, Example
 from phonkit.errors import InputError, at, closest
@@ -22,7 +23,7 @@ from phonkit.run.directory import SPLITS, Run
 from phonkit.run.factory import load_model
 from phonkit.settings import FitConfig
 from phonkit.tables.candidates import Rewrites
-from phonkit.tasks.predict import Cell, gather_evidence
+from phonkit.tasks.predict import gather_evidence
 from phonkit.views.pos import lemma_classes
 
 KNOWN = "known"  # the source of a gold form given with --known

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from phonkit.plugin import (
     CHECKPOINT,
+    COMPLETED,
     METRICS,
     PREDICTIONS,
     RECORD,
@@ -35,8 +36,9 @@ POLL_SECONDS = 1.0
 # writes metrics.json last because it marks the run finished: the driver writes in that order.
 FIRST = (WEIGHTS, CHECKPOINT)
 LAST = METRICS
-# The compact record of a finished run: what the experiment's tables are made of.
-KEPT = (*RECORD, PREDICTIONS)
+# The compact record of a finished run: what the experiment's tables are made of (with the
+# completions of covered files an experiment makes after training).
+KEPT = (*RECORD, PREDICTIONS, *COMPLETED.values())
 
 
 @dataclass
