@@ -24,7 +24,7 @@ from phonkit.experiments import kinds
 from phonkit.jobs import Launch, Outcome, TrainRequest
 from phonkit.metrics import Metric
 from phonkit.model.device import choose_device, cpu_threads
-from phonkit.model.phonology import Phonology
+from phonkit.model.phonology import Model as Network
 from phonkit.plugins import lookup, registry
 from phonkit.run.config import RunConfig
 from phonkit.run.directory import Run
@@ -97,7 +97,7 @@ class Model:
         return self.run.config
 
     @cached_property
-    def network(self) -> Phonology:
+    def network(self) -> Network:
         """The trained network (loaded once)."""
         return load_model(self.run, self.device)
 
@@ -257,7 +257,7 @@ def transcriber(name: str) -> Transcriber:
     return lookup("transcribers", name)
 
 
-def variant(name: str) -> type[Phonology]:
+def variant(name: str) -> type[Network]:
     """The model variant called ``name`` (``pi``, ``pd``, ``joint``, a plugin's)."""
     return lookup("models", name)
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from phonkit.data.transcription import Transcriber
     from phonkit.jobs import Launcher
     from phonkit.metrics import Metric
-    from phonkit.model.phonology import Phonology
+    from phonkit.model.phonology import Model
 
 hookspec = pluggy.HookspecMarker("phonkit")
 hookimpl = pluggy.HookimplMarker("phonkit")
@@ -48,11 +48,12 @@ def register_transcribers(register: Callable[[Transcriber], None]) -> None:
 
 
 @hookspec
-def register_models(register: Callable[[type[Phonology]], None]) -> None:
-    """Register model variants: subclasses of :class:`phonkit.model.phonology.Phonology`
-    with a ``name`` and a ``description`` that implement ``context(morphemes)`` and
-    ``emit(states, context)``; phonkit builds them as ``variant(n_symbols, n_morphemes,
-    ModelConfig)`` (:func:`phonkit.run.factory.build_model`)."""
+def register_models(register: Callable[[type[Model]], None]) -> None:
+    """Register model variants: subclasses of :class:`phonkit.model.phonology.Model` with a
+    ``name`` and a ``description`` (most simply of :class:`phonkit.model.phonology.Phonology`,
+    the paper's decoder, implementing ``context(morphemes)`` and ``emit(states,
+    context)``); phonkit builds them as ``variant(n_symbols, n_morphemes, ModelConfig)``
+    (:func:`phonkit.run.factory.build_model`)."""
 
 
 @hookspec

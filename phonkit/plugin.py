@@ -32,6 +32,7 @@ EXPORTS = {
     "Transcriber": "phonkit.data.transcription",
     "FeatureTable": "phonkit.data.features",
     # model variants
+    "Model": "phonkit.model.phonology",
     "Phonology": "phonkit.model.phonology",
     "ModelConfig": "phonkit.settings",
     "PAD_ID": "phonkit.data.lexicon",

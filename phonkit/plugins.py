@@ -179,7 +179,7 @@ BASES = {
     "corpora": "phonkit.data.corpora:Corpus",
     "transcribers": "phonkit.data.transcription:Transcriber",
     "decompositions": "phonkit.data.lexicon:Decomposition",
-    "models": "phonkit.model.phonology:Phonology",
+    "models": "phonkit.model.phonology:Model",
     "metrics": "phonkit.metrics:Metric",
     "launchers": "phonkit.jobs:Launcher",
     "feature_tables": "phonkit.data.features:FeatureTable",
@@ -196,19 +196,28 @@ def contract(kind: str) -> list[str]:
     members its base class declares (for model variants, which are classes: the methods a
     variant implements, besides ``name`` and ``description``)."""
     if kind == "models":
-        return ["name", "description", "context", "emit"]
+        return ["name", "description", "forward", "start", "step"]
     base = base_class(kind)
     declared = {*vars(base), *getattr(base, "__annotations__", {})}
     return sorted(member for member in declared if not member.startswith("_"))
 
 
 def breaches(kind: str, thing: Any) -> list[str]:
-    """What a registered thing lacks of its kind's contract (empty when it satisfies it)."""
-    if kind == "models":
-        base = base_class(kind)
-        if not (isinstance(thing, type) and issubclass(thing, base)):
-            return [f"not a subclass of {base.__module__}.{base.__qualname__}"]
-    missing = [member for member in contract(kind) if not hasattr(thing, member)]
+    """What a registered thing lacks of its kind's contract (empty when it satisfies it); a
+    model variant must subclass the base and implement its methods, not inherit them."""
+    base = base_class(kind)
+    if kind == "models" and not (isinstance(thing, type) and issubclass(thing, base)):
+        return [f"not a subclass of {base.__module__}.{base.__qualname__}"]
+    missing = [
+        member
+        for member in contract(kind)
+        if not hasattr(thing, member)
+        or (
+            kind == "models"
+            and callable(getattr(base, member))
+            and getattr(thing, member) is getattr(base, member)
+        )
+    ]
     if not isinstance(getattr(thing, "name", None), str) or not thing.name:
         missing.append("name (a non-empty string)")
     return missing

@@ -278,6 +278,10 @@ class Checked:
         })  # fmt: skip
 
 
+#: Model settings declared after runs were first made: written only where not their default.
+LATER = ("lemma_encoder", "candidates", "known_forms", "hallucinated")
+
+
 @dataclass
 class ModelConfig(Checked):
     """Hyper-parameters of a model; stored in the run's config.json."""
@@ -299,6 +303,18 @@ class ModelConfig(Checked):
         "Read each lemma's spelling: a BiLSTM gives the prior mean of its underlying form and "
         "a copy distribution over its symbols (for new lemmas; docs/method.md).",
     )
+    known_forms: int = setting(
+        4,
+        "The amortized model: known forms of a stem that each word reads, besides its "
+        "lemma's spelling.",
+        range=Range(0, whole=True),
+    )
+    hallucinated: float = setting(
+        0.0,
+        "The amortized model: hallucinated stems (a stem's shared part replaced by random "
+        "symbols) trained beside each real one.",
+        range=Range(0),
+    )
     candidates: str = setting(
         "model",
         "Gaps: the model's own decoding (model), or the analogy rewrites of the stem's known "
@@ -310,14 +326,13 @@ class ModelConfig(Checked):
     )
 
     def to_json(self) -> dict[str, Any]:
-        """The settings; ``lemma_encoder`` only when on and ``candidates`` only when not the
-        model's own, so that runs and experiments made before they existed (which read as
-        those defaults) keep the same settings."""
+        """The settings; ``lemma_encoder``, ``candidates``, ``known_forms`` and
+        ``hallucinated`` only where not their defaults, so that runs and experiments made
+        before they existed (which read as those defaults) keep the same settings."""
         settings = super().to_json()
-        if not self.lemma_encoder:
-            del settings["lemma_encoder"]
-        if self.candidates == "model":
-            del settings["candidates"]
+        for one in declared(type(self)):
+            if one.name in LATER and settings[one.name] == one.default:
+                del settings[one.name]
         return settings
 
 

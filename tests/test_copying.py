@@ -14,17 +14,16 @@ import torch
 import torch.nn.functional as F
 from test_tables import HARMONY, write_table
 
+from phonkit.data.hallucination import hallucinate, shared_part
 from phonkit.data.lexicon import segment
 from phonkit.model.copying import (
     OFFSETS,
     PAD,
     CopyModel,
     CopyNet,
-    hallucinate,
     moved,
     offset_table,
     rows_of,
-    shared_part,
 )
 from phonkit.run.directory import Run
 from phonkit.run.factory import load_copy_models
@@ -137,7 +136,7 @@ def test_a_copy_model_stored_with_a_bidirectional_encoder_reloads(harmony):
 def test_hallucinated_stems_keep_the_affixes_and_change_the_shared_part():
     row = [tuple("kitap"), tuple("kitaplar"), ()]
     assert shared_part([row[0], row[1]]) == ([0, 0], 5)
-    made = hallucinate(row, ["x"], [1], CopyConfig(), random.Random(1))
+    made = hallucinate(row, ["x"], [1], CopyConfig().kept_at_junction, random.Random(1))
     assert made == [tuple("xxxxp"), tuple("xxxxplar"), ()]  # the junction's symbol kept
 
 

@@ -174,7 +174,7 @@ def test_plugins_shows_what_each_plugin_registers(site):
     assert rows["name"] == ["name", "version", "hooks", "registers"]
     assert rows["good"][3] == "metrics: len"
     assert rows["greet"][2:] == ["register_commands", "commands: greet"]
-    assert rows["phonkit.default_plugins.models"][3] == "models: pi,pd,joint"
+    assert rows["phonkit.default_plugins.models"][3] == "models: pi,pd,joint,amortized"
     assert rows["phonkit.default_plugins.corpora.celex"][3] == "corpora: celex; transcribers: disc"
     assert phonkit(site, "greet").stdout == "hello\n"
 
@@ -197,7 +197,7 @@ def test_a_thing_that_breaks_the_contract_is_found():
         description = "no item scores"
 
     assert "item_scores" in breaches("metrics", Partial())
-    assert breaches("models", Partial) == ["not a subclass of phonkit.model.phonology.Phonology"]
+    assert breaches("models", Partial) == ["not a subclass of phonkit.model.phonology.Model"]
     assert "ipa_transcriber" in contract("corpora") and "split" in contract("transcribers")
 
 

@@ -14,7 +14,6 @@ from phonkit.analysis.figures import pyplot, save
 from phonkit.analysis.vowels import ATTRIBUTES, VOWELS, attributes
 from phonkit.data.lexicon import FEATURE, LEMMA
 from phonkit.errors import InputError, closest
-from phonkit.model.lemma_encoder import has_lemma_encoder
 from phonkit.run.directory import Run
 from phonkit.run.factory import load_model
 
@@ -40,12 +39,9 @@ class Inventory:
         counts = Counter(m for example in run.examples("train") for m in example.morphemes)
         # through the model, so that damaged or mismatched weights are one clear error
         model = load_model(run, torch.device("cpu"))
-        # with the lemma encoder a lemma's UF is its residual plus the mean its spelling gives
-        weights = (
-            model.underlying_vectors()
-            if has_lemma_encoder(model)
-            else model.morphemes.weight.detach()
-        )
+        # with the lemma encoder a lemma's UF is its residual plus the mean its spelling
+        # gives; the amortized model's, what it reads of the lemma plus the residual
+        weights = model.underlying_vectors()
         reserved = weights.shape[0] - len(names)
         config = run.config
         title = f"{config.data.corpus}/{config.lang or '-'} {config.variant}"

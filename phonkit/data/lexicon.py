@@ -58,6 +58,19 @@ class PerFeature(Decomposition):
         return (LEMMA + entry.lemma, *(FEATURE + value for value in entry.features))
 
 
+class BundleAndFeatures(Decomposition):
+    name = "bundle+features"
+    description = (
+        "the lemma, the whole feature bundle and each feature: kitap + N;ACC;PL, N, ACC, PL "
+        "(a cell no training word has is known by its features)"
+    )
+
+    def morphemes(self, entry: Entry) -> tuple[str, ...]:
+        bundle = FEATURE + entry.bundle
+        features = (FEATURE + value for value in entry.features)
+        return (LEMMA + entry.lemma, *dict.fromkeys((bundle, *features)))
+
+
 class WholeBundle(Decomposition):
     name = "bundle"
     description = "the lemma and the whole feature bundle as one affix: kitap + N;ACC;PL"

@@ -1,8 +1,9 @@
-"""The built-in morpheme decompositions: one morpheme per feature, or one per bundle."""
+"""The built-in morpheme decompositions: one morpheme per feature, one per bundle, or the
+bundle and each of its features."""
 
 from __future__ import annotations
 
-from phonkit.data.lexicon import PerFeature, WholeBundle
+from phonkit.data.lexicon import BundleAndFeatures, PerFeature, WholeBundle
 from phonkit.hookspecs import hookimpl
 
 
@@ -10,3 +11,4 @@ from phonkit.hookspecs import hookimpl
 def register_decompositions(register):
     register(PerFeature())
     register(WholeBundle())
+    register(BundleAndFeatures())

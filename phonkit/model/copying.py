@@ -38,6 +38,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from phonkit.data.hallucination import hallucinate
 from phonkit.model.adam import Adam
 from phonkit.model.device import one_thread
 from phonkit.settings import CopyConfig
@@ -272,7 +273,7 @@ class CopyModel:
         sources = [row for row in table if sum(1 for form in row if form) >= 2]
         alphabet, weights = list(frequency), list(frequency.values())
         for _ in range(round(config.hallucinated * len(sources))):
-            made = hallucinate(rng.choice(sources), alphabet, weights, config, rng)
+            made = hallucinate(rng.choice(sources), alphabet, weights, config.kept_at_junction, rng)
             if made is not None:
                 rows.append(made)
         trained = [i for i, row in enumerate(rows) if sum(1 for form in row if form) >= 2]
@@ -470,49 +471,3 @@ def alone(seed: int) -> Iterator[None]:
     with torch.random.fork_rng(devices=[]), one_thread():
         torch.manual_seed(seed)
         yield
-
-
-def shared_part(forms: Sequence[Symbols]) -> tuple[list[int], int]:
-    """Where the longest substring that all ``forms`` share starts in each, and its length."""
-    shortest = min(forms, key=len)
-    for length in range(len(shortest), 0, -1):
-        for start in range(len(shortest) - length + 1):
-            part = shortest[start : start + length]
-            starts = []
-            for form in forms:
-                found = next(
-                    (o for o in range(len(form) - length + 1) if form[o : o + length] == part),
-                    -1,
-                )
-                if found < 0:
-                    break
-                starts.append(found)
-            else:
-                return starts, length
-    return [], 0
-
-
-def hallucinate(
-    row: Sequence[Symbols],
-    alphabet: list[str],
-    weights: list[int],
-    config: CopyConfig,
-    rng: random.Random,
-) -> list[Symbols] | None:
-    """A synthetic stem: the part the row's forms share replaced by random symbols in all of
-    them, but for ``kept_at_junction`` symbols where some form has an affix on that side."""
-    cells = [cell for cell, form in enumerate(row) if form]
-    forms = [row[cell] for cell in cells]
-    starts, length = shared_part(forms)
-    if length == 0:
-        return None
-    keep = config.kept_at_junction
-    left = keep if any(start > 0 for start in starts) else 0
-    right = keep if any(s + length < len(f) for f, s in zip(forms, starts, strict=True)) else 0
-    if length - left - right < 1:
-        return None
-    middle = tuple(rng.choices(alphabet, weights)[0] for _ in range(length - left - right))
-    made: list[Symbols] = [()] * len(row)
-    for cell, form, start in zip(cells, forms, starts, strict=True):
-        made[cell] = form[: start + left] + middle + form[start + length - right :]
-    return made

@@ -10,13 +10,13 @@ from torch import Tensor
 from phonkit.data.encoding import Encoded, bucketed_batches
 from phonkit.data.lexicon import EOS_ID, PAD_ID, UNK_ID
 from phonkit.model.device import autocast
-from phonkit.model.phonology import Phonology, select
+from phonkit.model.phonology import Model, select
 
 CHECK_EVERY = 4  # steps between checks that every word has ended (each check syncs the device)
 
 
 @torch.no_grad()
-def greedy(model: Phonology, morphemes: Tensor, max_length: int) -> list[list[int]]:
+def greedy(model: Model, morphemes: Tensor, max_length: int) -> list[list[int]]:
     """The most probable symbol at each step until EOS, for a batch of words ``(B, M)``.
 
     Every ``CHECK_EVERY`` steps the words that have ended leave the batch, so the work
@@ -44,7 +44,7 @@ def greedy(model: Phonology, morphemes: Tensor, max_length: int) -> list[list[in
 
 @torch.no_grad()
 def beam_search(
-    model: Phonology, morphemes: Tensor, max_length: int, width: int
+    model: Model, morphemes: Tensor, max_length: int, width: int
 ) -> list[list[tuple[list[int], float]]]:
     """The ``width`` most probable spell-outs of each word ``(B, M)``, best first, each with
     its log-probability (EOS included). A hypothesis that has ended stays in the beam at its
@@ -89,7 +89,7 @@ def beam_search(
     return results
 
 
-def _in_batches(search, model: Phonology, morphemes: Tensor, batch_size: int, precision: str):
+def _in_batches(search, model: Model, morphemes: Tensor, batch_size: int, precision: str):
     """Run ``search(model, batch)`` over ``morphemes`` in batches; results in input order."""
     model.eval()
     device = next(model.parameters()).device
@@ -101,7 +101,7 @@ def _in_batches(search, model: Phonology, morphemes: Tensor, batch_size: int, pr
 
 
 def decode(
-    model: Phonology,
+    model: Model,
     morphemes: Tensor,
     max_length: int,
     batch_size: int = 1024,
@@ -114,7 +114,7 @@ def decode(
 
 
 def decode_nbest(
-    model: Phonology,
+    model: Model,
     morphemes: Tensor,
     max_length: int,
     width: int,
@@ -127,7 +127,7 @@ def decode_nbest(
 
 
 def best(
-    model: Phonology, morphemes: Tensor, max_length: int, beam: int, nbest: int, precision: str
+    model: Model, morphemes: Tensor, max_length: int, beam: int, nbest: int, precision: str
 ) -> list[list[list[int]]]:
     """The ``nbest`` best spell-outs of each word, best first: greedy where ``beam`` and
     ``nbest`` are 1, else beam search ``max(beam, nbest)`` wide."""
@@ -138,7 +138,7 @@ def best(
     return [[ids for ids, _ in found[:nbest]] for found in beams]
 
 
-def token_nll(model: Phonology, morphemes: Tensor, inputs: Tensor, targets: Tensor) -> Tensor:
+def token_nll(model: Model, morphemes: Tensor, inputs: Tensor, targets: Tensor) -> Tensor:
     """Negative log-probability of each target symbol ``(B, T)``; zero on padding."""
     log_probs = model(morphemes, inputs).float()
     picked = log_probs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
@@ -147,7 +147,7 @@ def token_nll(model: Phonology, morphemes: Tensor, inputs: Tensor, targets: Tens
 
 @torch.no_grad()
 def total_nll(
-    model: Phonology, data: Encoded, batch_size: int = 1024, precision: str = "auto"
+    model: Model, data: Encoded, batch_size: int = 1024, precision: str = "auto"
 ) -> Tensor:
     """Per-word ``-log p(form)``, EOS included, with underlying forms at their mean."""
     model.eval()
@@ -161,7 +161,7 @@ def total_nll(
 
 
 def surprisal(
-    model: Phonology, data: Encoded, batch_size: int = 1024, precision: str = "auto"
+    model: Model, data: Encoded, batch_size: int = 1024, precision: str = "auto"
 ) -> Tensor:
     """Per-word ``-log p(gold) / (length + 1)`` with underlying forms at their mean."""
     return total_nll(model, data, batch_size, precision) / data.lengths.cpu()

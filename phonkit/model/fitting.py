@@ -21,8 +21,9 @@ from torch import Tensor, nn
 from phonkit.data.encoding import Encoded, bucketed_batches, encode
 from phonkit.data.lexicon import LEMMA, PAD_ID, Example, Vocabularies
 from phonkit.model.adam import single
+from phonkit.model.amortized import Amortized
 from phonkit.model.lemma_encoder import COPY_STATE_LAYERS, has_lemma_encoder
-from phonkit.model.phonology import Phonology
+from phonkit.model.phonology import Model, Phonology
 from phonkit.settings import FitConfig
 
 CHUNK = 2048  # known cells per forward pass: bounds memory, whatever the input size
@@ -76,17 +77,42 @@ def new_lemmas(examples: Sequence[Example], vocabularies: Vocabularies) -> list[
 
 
 def fit_lemmas(
-    model: Phonology,
+    model: Model,
     vocabularies: Vocabularies,
     evidence: Sequence[Example],
     config: FitConfig | None = None,
+    wanted: Sequence[str] = (),
 ) -> Vocabularies:
     """Give every lemma of ``evidence`` that ``vocabularies`` lacks a UF fitted to its examples.
 
     ``model`` gets the new vectors in place (after the trained ones); the returned
     vocabularies number the new lemmas. Every feature and symbol of ``evidence`` must be
-    known to the model. Returns ``vocabularies`` unchanged when there is nothing to fit."""
-    config = config or FitConfig()
+    known to the model. Returns ``vocabularies`` unchanged when there is nothing to fit.
+
+    A model that reads (the amortized one) fits nothing: it reads each new lemma of
+    ``evidence`` and ``wanted`` (lemma morphemes without known forms) from its spelling and
+    known forms, and the vocabularies returned number their symbols too."""
+    if isinstance(model, Amortized):
+        return model.read_lemmas(vocabularies, evidence, wanted)
+    assert isinstance(model, Phonology)
+    return fit_vectors(model, vocabularies, evidence, config or FitConfig())
+
+
+def held_out_lemmas(
+    model: Model, vocabularies: Vocabularies, examples: Sequence[Example]
+) -> Vocabularies:
+    """The vocabularies that number the lemmas of held-out ``examples`` (their dev and test
+    lemmas, where whole paradigms are held out): a model that reads reads each new one from
+    its spelling alone; any other model meets them as the unknown lemma (unchanged)."""
+    if not isinstance(model, Amortized):
+        return vocabularies
+    return model.read_lemmas(vocabularies, [], [e.morphemes[0] for e in examples])
+
+
+def fit_vectors(
+    model: Phonology, vocabularies: Vocabularies, evidence: Sequence[Example], config: FitConfig
+) -> Vocabularies:
+    """The gradient fit of :func:`fit_lemmas`."""
     lemmas = new_lemmas(evidence, vocabularies)
     if not lemmas:
         return vocabularies

@@ -28,6 +28,7 @@ from torch import Tensor, nn
 
 from phonkit.data.encoding import pad
 from phonkit.data.lexicon import LEMMA, PAD_ID, UNK_ID, Vocabulary
+from phonkit.model.modules.encoders import SequenceEncoder
 from phonkit.model.phonology import Phonology
 from phonkit.settings import ModelConfig
 
@@ -48,27 +49,15 @@ class Amortised(Protocol):
     def underlying_vectors(self) -> Tensor: ...
 
 
-class LemmaEncoder(nn.Module):
+class LemmaEncoder(SequenceEncoder):
     """Embeddings and a BiLSTM over the symbols of lemmas: states ``(batch, L, 2d)``."""
 
     def __init__(self, n_symbols: int, dim: int):
-        super().__init__()
+        super().__init__(dim, dim)
         self.symbols = nn.Embedding(n_symbols, dim, padding_idx=PAD_ID)
-        self.forward_lstm = nn.LSTM(dim, dim, batch_first=True)
-        self.backward_lstm = nn.LSTM(dim, dim, batch_first=True)
 
     def forward(self, spelling: Tensor) -> Tensor:
-        # The backward direction reads each lemma reversed in place (its own symbols first,
-        # then the padding), so it starts at the lemma's last symbol whatever the padding;
-        # cheaper than packing the sequences.
-        width = spelling.shape[1]
-        lengths = (spelling != PAD_ID).sum(-1, keepdim=True)
-        position = torch.arange(width, device=spelling.device)[None, :]
-        mirror = torch.where(position < lengths, lengths - 1 - position, position)
-        forward, _ = self.forward_lstm(self.symbols(spelling))
-        backward, _ = self.backward_lstm(self.symbols(spelling.gather(1, mirror)))
-        backward = backward.gather(1, mirror[..., None].expand(-1, -1, backward.shape[-1]))
-        return torch.cat([forward, backward], -1) * (spelling != PAD_ID)[..., None]
+        return self.encode(self.symbols(spelling), spelling != PAD_ID)
 
 
 def with_lemma_encoder(variant: type[Phonology]) -> type[Phonology]:

@@ -1,13 +1,15 @@
-"""The generative phonology shared by every model variant (Wu, Ponti & Cotterell).
+"""What a model variant is (:class:`Model`), and the generative phonology of the paper's three
+(Wu, Ponti & Cotterell, :class:`Phonology`).
 
 Each morpheme has an underlying-form vector; an LSTM reads the previous surface symbol and an
 output layer ``f(x) = V tanh(W x)`` turns its state and the word's underlying form into the next
-symbol's distribution. A variant decides how the morphemes' vectors condition that output:
-it implements :meth:`Phonology.context` and :meth:`Phonology.emit`.
+symbol's distribution. A variant of the paper's decides how the morphemes' vectors condition
+that output: it implements :meth:`Phonology.context` and :meth:`Phonology.emit`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -15,7 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from phonkit.data.lexicon import BOS_ID, PAD_ID
+from phonkit.data.lexicon import BOS_ID, PAD_ID, Example, Vocabularies
 from phonkit.settings import ModelConfig
 
 
@@ -32,24 +34,80 @@ class DecoderState:
 
 
 def select(context: Any, rows: Tensor) -> Any:
-    """The rows of a variant's decoding context (tensors with the batch first, in tuples)."""
+    """The rows of a variant's decoding context (tensors with the batch first, in tuples, or
+    an object that selects its own rows)."""
     if isinstance(context, Tensor):
         return context[rows]
     if isinstance(context, tuple):
         return tuple(select(part, rows) for part in context)
+    if hasattr(context, "select"):
+        return context.select(rows)
     return context
 
 
-class Phonology(nn.Module):
-    """Base class of model variants. Subclasses set ``name`` and ``description``."""
+class Model(nn.Module):
+    """What phonkit asks of a model variant (the base class ``register_models`` checks):
+    the log-probability of each next surface symbol given a word's morphemes (``forward``,
+    teacher-forced), decoding one symbol at a time (``start``, ``step``), the morphemes'
+    underlying-form vectors (``morphemes``, under the N(0, I) prior), and what lemmas new to
+    it change (``lemmas``, ``restore``). Subclasses set ``name`` and ``description``."""
 
     name: str = ""
     description: str = ""
+    morphemes: nn.Embedding  # the morphemes' vectors (``weight``), by id
+    #: It reads a lemma's spelling and any known form (symbols it never saw too), so that a
+    #: new lemma needs nothing fitted and no known form.
+    reads: bool = False
+    #: The largest norm of a training step's gradient (None: unclipped, as the paper's).
+    clip: float | None = None
 
     def __init__(self, n_symbols: int, n_morphemes: int, config: ModelConfig):
         super().__init__()
-        d = config.dim
         self.config = config
+
+    def forward(self, morphemes: Tensor, inputs: Tensor) -> Tensor:
+        """Log-probabilities ``(batch, time, |Sigma|)`` of each next symbol after ``inputs``
+        ``(batch, time)`` (BOS first), for the words ``morphemes`` ``(batch, M)``."""
+        raise NotImplementedError
+
+    def start(self, morphemes: Tensor) -> tuple[Tensor, Any, Any]:
+        """The first input (BOS), the context and the state of decoding ``morphemes``."""
+        raise NotImplementedError
+
+    def step(self, previous: Tensor, context: Any, state: Any) -> tuple[Tensor, Any]:
+        """The next symbol's log-probabilities ``(batch, |Sigma|)`` after the ``previous``
+        symbols ``(batch,)``, and the new state (``state.select(rows)`` keeps some rows)."""
+        raise NotImplementedError
+
+    def augmented(
+        self, examples: Sequence[Example], vocabularies: Vocabularies, seed: int
+    ) -> tuple[list[Example], Vocabularies]:
+        """The examples it trains on (numbered by the vocabularies returned): ``examples``
+        themselves, unless the variant adds its own (the amortized one's hallucinated
+        stems)."""
+        return list(examples), vocabularies
+
+    @torch.no_grad()
+    def underlying_vectors(self) -> Tensor:
+        """Every morpheme's underlying form as the model uses it (what ``phonkit uf``
+        shows): its vector, unless the variant infers some from more."""
+        return self.morphemes.weight.detach()
+
+    def lemmas(self) -> Any:
+        """What the underlying forms of lemmas new to it change (see ``restore``)."""
+        return self.morphemes
+
+    def restore(self, lemmas: Any) -> None:
+        """Forget the lemmas new to it since ``lemmas`` was taken."""
+        self.morphemes = lemmas
+
+
+class Phonology(Model):
+    """Base class of the paper's variants (and of plugins' that decode as they do)."""
+
+    def __init__(self, n_symbols: int, n_morphemes: int, config: ModelConfig):
+        super().__init__(n_symbols, n_morphemes, config)
+        d = config.dim
         self.morphemes = nn.Embedding(n_morphemes, d, padding_idx=PAD_ID)
         self.symbols = nn.Embedding(n_symbols, d, padding_idx=PAD_ID)
         self.decoder = nn.LSTM(d, d, batch_first=True)

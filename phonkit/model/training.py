@@ -17,7 +17,7 @@ from phonkit.errors import InputError
 from phonkit.model.adam import Adam, HalvingOnPlateau
 from phonkit.model.decoding import decode, surprisal, token_nll
 from phonkit.model.device import autocast
-from phonkit.model.phonology import Phonology
+from phonkit.model.phonology import Model
 from phonkit.settings import TrainConfig
 
 
@@ -93,7 +93,7 @@ class Trainer:
 
     def __init__(
         self,
-        model: Phonology,
+        model: Model,
         train: Encoded,
         dev: Encoded,
         config: TrainConfig,
@@ -193,6 +193,8 @@ class Trainer:
             loss = nll / tokens
             self.optimizer.zero_grad(set_to_none=True)
             loss.backward()
+            if self.model.clip is not None:
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.model.clip)
             self.optimizer.step()
             total += nll.detach()
             advance()

@@ -6,16 +6,17 @@ model layer knows no run directory and no plugin registry. This module joins the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 
 import torch
 
-from phonkit.data.lexicon import Vocabularies
+from phonkit.data.lexicon import Example, Vocabularies
 from phonkit.errors import InputError
+from phonkit.model.amortized import Amortized
 from phonkit.model.copying import CopyModel
 from phonkit.model.lemma_encoder import Speller, attach_speller, with_lemma_encoder
-from phonkit.model.phonology import Phonology
+from phonkit.model.phonology import Model
 from phonkit.plugins import lookup
 from phonkit.run.directory import Run
 from phonkit.settings import ModelConfig
@@ -26,11 +27,20 @@ def build_model(
     settings: ModelConfig,
     vocabularies: Vocabularies,
     speller: Speller | None = None,
-) -> Phonology:
+    known: Callable[[], Sequence[Example]] | None = None,
+) -> Model:
     """A new, untrained model of the registered variant ``variant``; with the lemma encoder
-    on, ``speller`` gives the symbols of lemmas (transcribed like the surface forms)."""
+    on, ``speller`` gives the symbols of lemmas (transcribed like the surface forms); a
+    model that reads (the amortized one) reads the ``known`` forms (the training cells) and
+    their lemmas' spellings."""
     kind = lookup("models", variant)
     sizes = len(vocabularies.symbols), len(vocabularies.morphemes)
+    if issubclass(kind, Amortized):
+        if speller is None or known is None:
+            raise ValueError("the amortized model needs a speller and the known forms")
+        model = kind(*sizes, settings)
+        model.know(known(), vocabularies, speller)
+        return model
     if not settings.lemma_encoder:
         return kind(*sizes, settings)
     if speller is None:
@@ -40,19 +50,22 @@ def build_model(
     return model
 
 
-def run_model(run: Run) -> Phonology:
+def run_model(run: Run) -> Model:
     """A new, untrained model with the settings and vocabularies of ``run``; lemmas are
-    spelled by the run's transcriber (made only when the lemma encoder asks for it)."""
+    spelled by the run's transcriber (made only when the lemma encoder asks for it), and a
+    model that reads reads the run's training cells."""
     config = run.config
     transcriber = cache(run.transcriber)
 
     def speller(lemmas: Sequence[str]) -> list[tuple[str, ...]]:
         return transcriber().transcribe(config.lang or "", list(lemmas))
 
-    return build_model(config.variant, config.model, run.vocabularies(), speller)
+    return build_model(
+        config.variant, config.model, run.vocabularies(), speller, lambda: run.examples("train")
+    )
 
 
-def load_model(run: Run, device: torch.device) -> Phonology:
+def load_model(run: Run, device: torch.device) -> Model:
     """The trained model of ``run`` (its best weights, ``model.pt``), ready to decode; weights
     of another shape are one clear error."""
     model = run_model(run)

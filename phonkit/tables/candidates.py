@@ -25,10 +25,10 @@ from collections.abc import Mapping, Sequence
 from functools import cache, cached_property
 
 from phonkit.data.features import Features
-from phonkit.data.lexicon import Example, Vocabularies
+from phonkit.data.lexicon import Example, Vocabularies, as_written
 from phonkit.model.copying import CopyModel
-from phonkit.model.phonology import Phonology
-from phonkit.plugins import feature_table
+from phonkit.model.phonology import Model
+from phonkit.plugins import feature_table, lookup
 from phonkit.run.directory import Run
 from phonkit.run.factory import load_copy_models
 from phonkit.tables.citations import Citations, Spell
@@ -38,6 +38,7 @@ from phonkit.tables.rewrites import CellRewrites, Edit, Paradigm, Symbols, apply
 from phonkit.tables.sizes import EXCEPTIONLESS, SPELLED, WIDEST_CONTEXT
 from phonkit.tables.strings import UnderlyingStrings, strings_of
 
+LEMMA_CELL = "\tlemma"  # the lemma's spelling as a form (no bundle an input names has a tab)
 Counts = tuple[int, int]  # on how many forms a rewrite applies, on how many it is right
 Context = tuple[Symbols | None, Symbols | None]  # the symbols beside an affix (:func:`beside`)
 Wide = tuple[int, Context]  # a context and its width
@@ -56,6 +57,7 @@ class Rewrites:
         features: Features | None = None,
         weights: Weights | None = None,
         width: int | None = None,
+        from_lemmas: bool = False,
     ):
         self.paradigms = dict(known_forms(examples))
         self.proportions = (
@@ -65,6 +67,14 @@ class Rewrites:
         )
         self.citations = Citations(examples, spell)  # ``spell``: lemmas as forms are spelled
         self.analogy = CellRewrites(self.paradigms)
+        self.spell = spell
+        self.spellings: dict[str, Symbols] = {}
+        # for a model that reads the lemma: the lemmas' rewrites into each cell
+        self.from_lemma = (
+            CellRewrites(self.with_lemmas(self.paradigms), sources={LEMMA_CELL})
+            if from_lemmas
+            else None
+        )
         self.copies = list(copies)
         self.strings = strings  # with them, the candidates are their spell-outs alone
         self.weights = weights or Weights()  # how the judges are combined
@@ -99,7 +109,24 @@ class Rewrites:
             features=feature_table(),
             weights=Weights(**stored) if stored else None,
             width=int(width) if width else None,
+            from_lemmas=getattr(lookup("models", run.config.variant), "reads", False),
         )
+
+    def spelling(self, lemmas: Sequence[str]) -> list[Symbols]:
+        """The lemmas as the run spells forms (each spelled once); nothing without ``spell``."""
+        if self.spell is None:
+            return [() for _ in lemmas]
+        new = [lemma for lemma in dict.fromkeys(lemmas) if lemma not in self.spellings]
+        if new:
+            self.spellings.update(zip(new, self.spell(new), strict=True))
+        return [self.spellings[lemma] for lemma in lemmas]
+
+    def with_lemmas(self, paradigms: Mapping[str, Paradigm]) -> dict[str, Paradigm]:
+        """``paradigms`` with each lemma's spelling as one more form, in :data:`LEMMA_CELL`."""
+        spelled = self.spelling(list(paradigms))
+        pairs = zip(paradigms.items(), spelled, strict=True)
+        return {lemma: {LEMMA_CELL: spelling, **forms} if spelling else dict(forms)
+                for (lemma, forms), spelling in pairs}  # fmt: skip
 
     def known(self, lemma: str, given: Paradigm | None = None) -> Paradigm:
         """The known forms of ``lemma``: its training paradigm and ``given``."""
@@ -109,8 +136,10 @@ class Rewrites:
         """The forms of ``lemma`` in ``bundle`` that the rewrites make from its known forms
         (its training paradigm and ``known``), most often seen rewrite first, then those they
         make up to their alternants and by proportion (:func:`~phonkit.tables.rewrites.apply`),
-        without repeats. Where a known cell goes to ``bundle`` by one rewrite without exception (on
-        at least :data:`~phonkit.tables.sizes.EXCEPTIONLESS` stems), its forms are the only
+        without repeats; where none does and the model reads lemmas, the forms that the
+        rewrites of lemmas into ``bundle`` make of its spelling. Where a known cell goes to
+        ``bundle`` by one rewrite without exception (on at least
+        :data:`~phonkit.tables.sizes.EXCEPTIONLESS` stems), its forms are the only
         candidates: the table leaves nothing to choose."""
         forms = {cell: form for cell, form in self.known(lemma, known).items() if cell != bundle}
         found: dict[Symbols, None] = {}
@@ -133,11 +162,19 @@ class Rewrites:
                 rewritten = apply(rule, form, alternants, self.proportions)
                 if rewritten:
                     found.setdefault(rewritten)
+        if not found and self.from_lemma is not None:  # the lemma's spelling may
+            (spelled,) = self.spelling([as_written(lemma)])
+            pair = (LEMMA_CELL, bundle)
+            alternants = self.from_lemma.alternants.get(pair, frozenset())
+            for rule, _ in self.from_lemma.rules.get(pair, []):
+                rewritten = apply(rule, spelled, alternants, self.proportions) if spelled else None
+                if rewritten:
+                    found.setdefault(rewritten)
         return list(found)
 
     def ranked(
         self,
-        model: Phonology,
+        model: Model,
         vocabularies: Vocabularies,
         words: Sequence[tuple[Example, Paradigm | None]],
         precision: str = "auto",
@@ -149,7 +186,7 @@ class Rewrites:
 
     def choose_weights(
         self,
-        model: Phonology,
+        model: Model,
         vocabularies: Vocabularies,
         examples: Sequence[Example],
         precision: str = "auto",
@@ -163,7 +200,7 @@ class Rewrites:
 
     def judged(
         self,
-        model: Phonology,
+        model: Model,
         vocabularies: Vocabularies,
         words: Sequence[tuple[Example, Paradigm | None]],
         precision: str = "auto",
@@ -176,8 +213,7 @@ class Rewrites:
         the lemma (:mod:`~phonkit.tables.citations`)."""
         found = [(word, self.known(word.entry.lemma, given)) for word, given in words]
         cited = [
-            self.citations.form(word.entry.lemma, word.entry.bundle, known)
-            for word, known in found
+            self.citations.form(word.entry.lemma, word.entry.bundle, known) for word, known in found
         ]
         if self.strings is not None:
             spelled = (

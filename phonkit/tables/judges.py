@@ -20,7 +20,7 @@ from phonkit.data.encoding import encode
 from phonkit.data.lexicon import Example, Vocabularies
 from phonkit.model.copying import CopyModel
 from phonkit.model.decoding import total_nll
-from phonkit.model.phonology import Phonology
+from phonkit.model.phonology import Model
 from phonkit.tables.rewrites import Paradigm, Symbols
 from phonkit.tables.sizes import JUDGES_TEMPERATURES, RELIABILITIES, RELIABILITY
 
@@ -33,7 +33,7 @@ def posterior(nlls: Sequence[float], temperature: float = 1.0) -> list[float]:
 
 
 def scored_by(
-    model: Phonology,
+    model: Model,
     vocabularies: Vocabularies,
     words: Sequence[Example],
     candidates: Sequence[Sequence[Symbols]],

@@ -18,7 +18,7 @@ The candidates of a gap (:mod:`phonkit.tables.candidates`) and the analogy basel
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from difflib import SequenceMatcher
 
 Symbols = tuple[str, ...]
@@ -128,11 +128,15 @@ def _one_swap(one: Edit, other: Edit) -> tuple[str, str] | None:
     return (a, b) if swapped == [other[1], other[3]] else None
 
 
-def cell_pairs(paradigms: dict[str, Paradigm]) -> Iterator[tuple[str, str, Symbols, Symbols]]:
+def cell_pairs(
+    paradigms: dict[str, Paradigm], sources: Container[str] | None = None
+) -> Iterator[tuple[str, str, Symbols, Symbols]]:
     """(source cell, target cell, source form, target form) of every ordered pair of known
-    cells of every paradigm."""
+    cells of every paradigm (of the source cells ``sources`` only, where given)."""
     for forms in paradigms.values():
         for source, source_form in forms.items():
+            if sources is not None and source not in sources:
+                continue
             for target, target_form in forms.items():
                 if source != target:
                     yield source, target, source_form, target_form
@@ -144,9 +148,9 @@ class CellRewrites:
     ``pairs[a, b]``, the number of such stems, and ``alternants[a, b]``, the symbol pairs
     those rewrites tell apart alone (:func:`alternants_of`)."""
 
-    def __init__(self, paradigms: dict[str, Paradigm]):
+    def __init__(self, paradigms: dict[str, Paradigm], sources: Container[str] | None = None):
         counts: dict[tuple[str, str], Counter[Edit]] = defaultdict(Counter)
-        for source, target, source_form, target_form in cell_pairs(paradigms):
+        for source, target, source_form, target_form in cell_pairs(paradigms, sources):
             counts[source, target][edit(source_form, target_form)] += 1
         self.rules = {pair: c.most_common() for pair, c in counts.items()}
         self.pairs = {pair: sum(c.values()) for pair, c in counts.items()}

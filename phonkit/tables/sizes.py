@@ -96,9 +96,40 @@ CONTENT_STEMS = 10
 ALIGNMENT_START = (-1.0, -1.0, -1.0, 0.0, 2.0, -0.5, -1.0, -1.0, -1.0, -2.0)
 
 
-def sized(forms: int, cells: int = 0) -> dict[str, Any]:
-    """The settings for ``forms`` training forms in ``cells`` cells that differ from the
-    defaults."""
+# The amortized model (phonkit.model.amortized), at every size: d 64, the analogy candidates
+# ranked by it, each word reading two known forms besides its lemma; hallucinated stems up
+# to HALLUCINATED_FORMS training forms (at most HALLUCINATED_SHARE per real stem); batches
+# of 32 forms, 64 from BATCH_64 forms and 128 from BATCH_128; about UPDATES updates, in
+# 10 to 60 epochs.
+AMORTIZED_DIM = 64
+HALLUCINATED_FORMS = 3_000
+HALLUCINATED_SHARE = 4.0
+BATCH_64, BATCH_128 = 1_000, 10_000
+UPDATES = 2_000
+
+
+def amortized(forms: int) -> dict[str, Any]:
+    """The amortized model's settings for ``forms`` training forms."""
+    share = min(HALLUCINATED_SHARE, max(0.0, HALLUCINATED_FORMS / max(forms, 1) - 1))
+    batch = 32 if forms < BATCH_64 else 64 if forms < BATCH_128 else 128
+    epochs = round(UPDATES * batch / (forms * (1 + share)))
+    return {
+        "candidates": "analogy",
+        "dim": AMORTIZED_DIM,
+        "known_forms": 2,
+        "hallucinated": round(share, 1),
+        "batch_size": batch,
+        "epochs": min(60, max(10, epochs)),
+        "lr": 0.005,
+        "patience": 2,
+    }
+
+
+def sized(forms: int, cells: int = 0, variant: str = "") -> dict[str, Any]:
+    """The settings for ``forms`` training forms in ``cells`` cells of ``variant`` that
+    differ from the defaults."""
+    if variant == "amortized":
+        return amortized(forms)
     if forms >= SMALL:
         return {}
     return {
@@ -112,7 +143,7 @@ def sized(forms: int, cells: int = 0) -> dict[str, Any]:
 def settings_for(job: TrainRequest, forms: int, cells: int = 0) -> tuple[ModelConfig, TrainConfig]:
     """The model and training settings of ``job``'s run with ``forms`` training forms in
     ``cells`` cells (feature bundles): those of its size, the job's ``settings`` on top."""
-    sized_ones, given = by_group(sized(forms, cells), RUN), job.given()
+    sized_ones, given = by_group(sized(forms, cells, job.variant), RUN), job.given()
     return (
         ModelConfig(**sized_ones["model"] | given["model"]),
         TrainConfig(**sized_ones["training"] | given["training"]),

@@ -11,7 +11,8 @@ from phonkit.errors import InputError
 from phonkit.metrics import Metric, Scored, mean
 from phonkit.model.decoding import decode, surprisal
 from phonkit.model.device import choose_device, cpu_threads
-from phonkit.model.phonology import Phonology
+from phonkit.model.fitting import held_out_lemmas
+from phonkit.model.phonology import Model
 from phonkit.plugins import lookup, registry
 from phonkit.run.directory import Run
 from phonkit.run.factory import load_model
@@ -22,7 +23,7 @@ from phonkit.tables.rewrites import Paradigm
 def evaluate_run(
     run: Run,
     examples: Sequence[Example] | None = None,
-    model: Phonology | None = None,
+    model: Model | None = None,
     metrics: Sequence[str] | None = None,
     precision: str = "auto",
 ) -> Evaluation:
@@ -82,7 +83,7 @@ class Evaluation:
 
 
 def evaluate(
-    model: Phonology,
+    model: Model,
     examples: Sequence[Example],
     vocabularies: Vocabularies,
     max_length: int,
@@ -98,6 +99,7 @@ def evaluate(
     A gold symbol the model never saw is encoded as UNK: it can never be predicted, so the
     cell counts as an error, and its surprisal is the model's (high) surprisal for UNK."""
     metrics = metrics if metrics is not None else selected_metrics(None)
+    vocabularies = held_out_lemmas(model, vocabularies, examples)
     data = encode(examples, vocabularies)
     greedy = decode(model, data.morphemes, max_length, precision=precision)
     predictions = [tuple(vocabularies.symbols.decode(p)) for p in greedy]

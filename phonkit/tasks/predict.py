@@ -28,7 +28,7 @@ from phonkit.errors import InputError, at
 from phonkit.model.decoding import best, total_nll
 from phonkit.model.device import autocast
 from phonkit.model.fitting import fit_lemmas
-from phonkit.model.phonology import Phonology
+from phonkit.model.phonology import Model
 from phonkit.plugins import lookup
 from phonkit.progress import say
 from phonkit.run.directory import Run
@@ -162,15 +162,20 @@ def gather_evidence(
     surfaces: dict[int, tuple[str, ...]],
     model_name: object,
     decomposition: Decomposition,
+    reads: bool = False,
 ) -> Evidence:
     """Sort the cells (seen by the model as ``entries``, see :func:`by_run`) into evidence
     for new lemmas and unpredictable cells, counting known forms with unseen symbols (left out
-    of the fit) and conflicting known cells (kept)."""
+    of the fit) and conflicting known cells (kept). A model that ``reads`` (the amortized
+    one) reads every known form, a new lemma's spelling and the features it knows of a
+    cell: only a cell with no feature it knows is unpredictable."""
     morphemes, symbols = vocabularies.morphemes, vocabularies.symbols
     unknown_features = {
         number: unknown[0]
         for number, cell in enumerate(cells)
-        if (unknown := [m for m in decomposition.morphemes(cell.entry)[1:] if m not in morphemes])
+        if (affixes := decomposition.morphemes(cell.entry)[1:])
+        and (unknown := [m for m in affixes if m not in morphemes])
+        and (not reads or len(unknown) == len(affixes))
     }
     examples, unseen_symbols, first_unseen = [], 0, None
     forms: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -181,7 +186,7 @@ def gather_evidence(
         entry = entries[number]
         if LEMMA + entry.lemma in morphemes:
             continue
-        if all(symbol in symbols for symbol in surfaces[number]):
+        if reads or all(symbol in symbols for symbol in surfaces[number]):
             examples.append(Example(entry, surfaces[number], decomposition.morphemes(entry)))
         else:
             unseen_symbols += 1
@@ -194,7 +199,11 @@ def gather_evidence(
         if number in unknown_features:
             why = f"{describe(unknown_features[number])} is not in the model {model_name}"
             unpredictable.append((number, why))
-        elif LEMMA + entries[number].lemma not in morphemes and entries[number].lemma not in fitted:
+        elif (
+            not reads
+            and LEMMA + entries[number].lemma not in morphemes
+            and entries[number].lemma not in fitted
+        ):
             why = (
                 f"lemma {cell.entry.lemma!r} is not in the model {model_name} and has no known "
                 "form (with symbols the model knows) in its rows to fit its underlying form to "
@@ -261,7 +270,7 @@ class Predictor:
         run: Run,
         device: torch.device,
         options: PredictOptions,
-        model: Phonology | None = None,
+        model: Model | None = None,
     ):
         self.run = run
         self.options = options
@@ -272,7 +281,7 @@ class Predictor:
         self.lang = run.config.lang or ""
         self.max_length = run.config.max_length
         self.model = model if model is not None else load_model(run, device)
-        self.trained_morphemes = self.model.morphemes
+        self.trained_lemmas = self.model.lemmas()
         self.rewrites = Rewrites.of(run)
         self.tally = Tally()
 
@@ -294,7 +303,13 @@ class Predictor:
         )
         surfaces = dict(zip(known, transcribed, strict=True))
         evidence = gather_evidence(
-            cells, entries, self.vocabularies, surfaces, self.run.path, self.decomposition
+            cells,
+            entries,
+            self.vocabularies,
+            surfaces,
+            self.run.path,
+            self.decomposition,
+            self.model.reads,
         )
         skipped = check_predictable(evidence, cells, name, options.strict)
         todo = [n for n, c in enumerate(cells) if (options.every or c.gap) and n not in skipped]
@@ -302,7 +317,8 @@ class Predictor:
         try:
             with autocast(self.device, options.precision):
                 vocabularies = self._fit(
-                    [example for example in evidence.examples if example.entry.lemma in needed]
+                    [example for example in evidence.examples if example.entry.lemma in needed],
+                    [LEMMA + lemma for lemma in needed if not self.knows(lemma)],
                 )
             hypotheses = self._hypotheses(vocabularies, todo, entries)
             if self.rewrites is not None:
@@ -324,7 +340,7 @@ class Predictor:
             scored = options.score or options.nbest > 1
             scores = self._nll(vocabularies, entries, outputs) if scored else [None] * len(outputs)
         finally:
-            self.model.morphemes = self.trained_morphemes  # the next chunk's lemmas are others
+            self.model.restore(self.trained_lemmas)  # the next chunk's lemmas are others
         tally.rows_out += len(outputs)
         tally.last_line = cells[-1].line if cells else tally.last_line
         tally.unseen_symbols += evidence.unseen_symbols
@@ -402,17 +418,23 @@ class Predictor:
             )
         if tally.fitted_lemmas:
             new, known = tally.fitted_lemmas, tally.fitted_forms
+            lemmas, forms = f"{new:,} new lemma{'s' * (new != 1)}", f"{known:,} known form"
+            forms += "s" * (known != 1)
             say(
-                f"fitted the underlying forms of {new:,} new lemma{'s' * (new != 1)} to "
-                f"{known:,} known form{'s' * (known != 1)} ({fit.steps} steps, "
+                f"read the underlying forms of {lemmas} from their spellings and {forms} "
+                f"({tally.fit_seconds:.1f} s)"
+                if self.model.reads
+                else f"fitted the underlying forms of {lemmas} to {forms} ({fit.steps} steps, "
                 f"{tally.fit_seconds:.1f} s)"
             )
 
-    def _fit(self, examples: list[Example]) -> Vocabularies:
-        if not examples:
+    def _fit(self, examples: list[Example], wanted: list[str]) -> Vocabularies:
+        """The new lemmas' underlying forms, fitted to their known ``examples`` (the model
+        that reads, the amortized one, reads them and the ``wanted`` lemmas' spellings)."""
+        if not examples and not (self.model.reads and wanted):
             return self.vocabularies
         began = time.perf_counter()
-        extended = fit_lemmas(self.model, self.vocabularies, examples, self.options.fit)
+        extended = fit_lemmas(self.model, self.vocabularies, examples, self.options.fit, wanted)
         self.tally.fitted_lemmas += len(extended.morphemes) - len(self.vocabularies.morphemes)
         self.tally.fitted_forms += len(examples)
         self.tally.fit_seconds += time.perf_counter() - began

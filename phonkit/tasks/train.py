@@ -17,6 +17,7 @@ from phonkit.data.tsv import format_rows
 from phonkit.errors import InputError
 from phonkit.jobs import TrainRequest
 from phonkit.model.device import choose_device, cpu_threads, resolve_precision
+from phonkit.model.fitting import held_out_lemmas
 from phonkit.model.training import Checkpoint, Trainer, seed_everything
 from phonkit.plugins import lookup
 from phonkit.progress import TrainingProgress, say
@@ -194,11 +195,22 @@ def train_run(
     device = choose_device(device_name or config.device)
     seed_everything(training.seed)
     vocabularies = run.vocabularies()
-    train = encode(run.examples("train"), vocabularies)
-    dev = encode(run.examples("dev"), vocabularies)
     model = run_model(run)
+    # the examples it trains on: the training cells (and the amortized model's hallucinated
+    # stems, numbered after the run's own morphemes)
+    examples, numbered = model.augmented(run.examples("train"), vocabularies, training.seed)
+    train = encode(examples, numbered)
+    dev_examples = run.examples("dev")
+    dev = encode(dev_examples, held_out_lemmas(model, numbered, dev_examples))
     trainer = Trainer(
-        model, train, dev, training, device, config.max_length, keeper(run), str(run.path),
+        model,
+        train,
+        dev,
+        training,
+        device,
+        config.max_length,
+        keeper(run),
+        str(run.path),
         light=len(train) < SMALL,
     )
     if (state := run.checkpoint()) is not None:
