@@ -67,6 +67,9 @@ def test_the_bundle_decomposition_makes_one_affix_morpheme_per_bundle(bundle_run
 def test_a_bundle_never_seen_in_training_is_named(bundle_run, cli):
     lemma = (bundle_run / "train.tsv").read_text().split("\t")[0]
     result = cli("predict", "-m", str(bundle_run), stdin=f"{lemma}\tN;ZZZ\n".encode())
+    assert result.code == 0 and result.out == f"{lemma}\tN;ZZZ\t\n"
+    assert "<stdin>:1: feature bundle 'N;ZZZ' is not in the model" in result.err
+    result = cli("predict", "-m", str(bundle_run), "--strict", stdin=f"{lemma}\tN;ZZZ\n".encode())
     assert result.code == 2
     assert "feature bundle 'N;ZZZ' is not in the model" in result.err
     assert result.err.count("\n") == 1

@@ -135,6 +135,15 @@ def test_the_experiment_trains_completes_and_scores_each_language_and_size(cli, 
     assert again.code == 0 and "reused" in again.err
     assert "toy\tlow\tbaseline\t50.00" in (out / "results.tsv").read_text()
     assert json.loads((out / "experiment.json").read_text())["kind"] == "sigmorphon2017"
+    # the record keeps the completions (no test split, no predictions) and rebuilds the table
+    record = tmp_path / "record"
+    assert cli("experiment", "export", str(out), "--out", str(record)).code == 0
+    kept = record / "runs" / "toy-low" / "completed-test.tsv.xz"
+    assert lzma.decompress(kept.read_bytes()).decode().splitlines() == completed
+    lines = (out / "results.tsv").read_text().splitlines()
+    (record / "results.tsv").write_text(f"{lines[0]}\n{lines[1]}\n")  # the baseline's row
+    assert cli("experiment", "report", str(record)).code == 0
+    assert (record / "results.tsv").read_text() == (out / "results.tsv").read_text()
 
 
 def test_the_experiment_names_what_is_missing(cli, tmp_path):

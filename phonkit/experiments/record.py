@@ -52,8 +52,9 @@ def export(root: Path, out: Path) -> int:
                 write_atomic(target / CONFIG, _json(config))
             elif (run.path / file).is_file():
                 shutil.copyfile(run.path / file, target / file)
-        predictions = run.predictions.read_bytes()
-        write_atomic(target / f"{PREDICTIONS}.xz", lzma.compress(predictions, preset=9))
+        if run.predictions.is_file():  # a run with a test split
+            predictions = run.predictions.read_bytes()
+            write_atomic(target / f"{PREDICTIONS}.xz", lzma.compress(predictions, preset=9))
         for split, file in COMPLETED.items():  # an experiment's completions of covered files
             if (completed := run.completion(split)) is not None:
                 data = completed.read_bytes()
