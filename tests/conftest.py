@@ -114,6 +114,20 @@ def sample_lines(paradigms: int) -> list[str]:
     return kept
 
 
+def train_sample(tmp_path_factory, name: str, paradigms: int, *options: str) -> Path:
+    """A run trained through the CLI on the first ``paradigms`` paradigms of the sample, in a
+    fresh folder, with ``options``."""
+    data = tmp_path_factory.mktemp("data") / "tur.tsv"
+    data.write_text("\n".join(sample_lines(paradigms)) + "\n", encoding="utf-8")
+    out = tmp_path_factory.mktemp("runs") / name
+    args = ["train", "--corpus", "tsv", "--lang", "tur", "--path", str(data), "--out", str(out)]
+    try:
+        main([*args, *options])
+    except SystemExit as done:
+        assert not done.code, f"training the fixture run {name} failed"
+    return out
+
+
 @pytest.fixture(scope="session")
 def lexicon_file(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("data") / "tur-small.tsv"

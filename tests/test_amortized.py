@@ -9,7 +9,7 @@ import json
 import pytest
 import torch
 
-from conftest import sample_lines
+from conftest import train_sample
 from phonkit.data.encoding import encode
 from phonkit.data.lexicon import BOS_ID, LEMMA, Entry, Example
 from phonkit.model.amortized import reads
@@ -22,17 +22,10 @@ SMALL = ["--dim", "16", "--epochs", "2", "--batch-size", "32"]
 
 @pytest.fixture(scope="module")
 def amortized_run(tmp_path_factory):
-    from phonkit.cli import main
-
-    data = tmp_path_factory.mktemp("data") / "tur.tsv"
-    data.write_text("\n".join(sample_lines(12)) + "\n", encoding="utf-8")
-    out = tmp_path_factory.mktemp("runs") / "tur-amortized"
-    args = ["train", "--corpus", "tsv", "--lang", "tur", "--path", str(data), "--out", str(out)]
-    try:
-        main([*args, "--variant", "amortized", "--split", "lemmas", *SMALL])
-    except SystemExit as done:
-        assert not done.code
-    return out
+    """A tiny amortized model, whole test paradigms held out."""
+    return train_sample(
+        tmp_path_factory, "tur-amortized", 12, "--variant", "amortized", "--split", "lemmas", *SMALL
+    )
 
 
 def loaded(run_dir):

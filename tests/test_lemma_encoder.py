@@ -7,7 +7,7 @@ import json
 import pytest
 import torch
 
-from conftest import TINY, sample_lines
+from conftest import TINY, sample_lines, train_sample
 from phonkit.data.encoding import encode, encode_morphemes
 from phonkit.data.lexicon import UNK_ID, Entry, Example, Vocabularies
 from phonkit.errors import InputError
@@ -21,17 +21,9 @@ from phonkit.settings import FitConfig, ModelConfig
 @pytest.fixture(scope="module")
 def encoder_run(tmp_path_factory):
     """A tiny pi model with the lemma encoder, whole test paradigms held out."""
-    from phonkit.cli import main
-
-    data = tmp_path_factory.mktemp("data") / "tur.tsv"
-    data.write_text("\n".join(sample_lines(30)) + "\n", encoding="utf-8")
-    out = tmp_path_factory.mktemp("runs") / "tur-encoder"
-    args = ["train", "--corpus", "tsv", "--lang", "tur", "--path", str(data), "--out", str(out)]
-    try:
-        main([*args, "--split", "lemmas", "--lemma-encoder", *TINY])
-    except SystemExit as done:
-        assert not done.code
-    return out
+    return train_sample(
+        tmp_path_factory, "tur-encoder", 30, "--split", "lemmas", "--lemma-encoder", *TINY
+    )
 
 
 def test_the_setting_is_stored_and_old_runs_read_as_off(encoder_run, trained_run):
