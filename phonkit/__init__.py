@@ -5,7 +5,7 @@ The Python API (docs/python.md)::
 
     import phonkit
 
-    model = phonkit.load("runs/sample-tur-pi")  # a run directory made by phonkit train
+    model = phonkit.load("runs/sample-tur-amortized")  # a run directory made by phonkit train
     model.predict([("kitap", "N;PL", None)])
     model.underlying_forms()
 

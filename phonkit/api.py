@@ -258,7 +258,7 @@ def transcriber(name: str) -> Transcriber:
 
 
 def variant(name: str) -> type[Network]:
-    """The model variant called ``name`` (``pi``, ``pd``, ``joint``, a plugin's)."""
+    """The model variant called ``name`` (``amortized``, ``pi``, ``pd``, ``joint``, a plugin's)."""
     return lookup("models", name)
 
 

@@ -30,6 +30,13 @@ from phonkit.settings import GROUPS, RUN, SplitConfig, TrainConfig, by_group, pa
 
 Settings = TypeVar("Settings")
 
+# The variant a run trains when none is named: the amortized model, which reads a lemma's
+# spelling and its known forms, ahead of pi on every lexicon measured (task-2 dev, UniMorph
+# Dutch 3,000 forms and whole; docs/results.md). A paradigm table's (``phonkit fill``) stays
+# pi, with the analogy's candidates judged by copy models: ahead on the 33 textbook tables.
+DEFAULT_VARIANT = "amortized"
+TABLE_VARIANT = "pi"
+
 
 @dataclass
 class TrainRequest:
@@ -45,7 +52,7 @@ class TrainRequest:
     corpus: str = "sample"
     request: CorpusRequest = field(default_factory=CorpusRequest)
     transcriber: str = "none"
-    variant: str = "pi"
+    variant: str = DEFAULT_VARIANT
     morphemes: str = DEFAULT_DECOMPOSITION  # how words split into morphemes (a plugin name)
     settings: Mapping[str, Any] = field(default_factory=dict)
     device: str = "auto"

@@ -60,7 +60,7 @@ def own_directory(tmp_path, monkeypatch):
     """Each test runs in its own empty working directory, as on a fresh clone and after
     README's first command alike: what a command writes by default (``runs/...``,
     ``experiments/...``) lands there, and what the checkout holds (the README's run in
-    ``runs/sample-tur-pi``) cannot change a test's outcome. Files of the repository are
+    ``runs/sample-tur-amortized``) cannot change a test's outcome. Files of the repository are
     found from the test file's location (:data:`ROOT`)."""
     monkeypatch.chdir(tmp_path)
 
@@ -151,6 +151,8 @@ def trained_run(tmp_path_factory, lexicon_file) -> Path:
                 str(lexicon_file),
                 "--out",
                 str(out),
+                "--variant",
+                "pi",
                 *TINY,
             ]
         )

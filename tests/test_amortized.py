@@ -12,19 +12,33 @@ import torch
 from conftest import train_sample
 from phonkit.data.encoding import encode
 from phonkit.data.lexicon import BOS_ID, LEMMA, Entry, Example
+from phonkit.jobs import TrainRequest
 from phonkit.model.amortized import reads
 from phonkit.model.readings import Readings
 from phonkit.run.directory import Run
 from phonkit.run.factory import load_model
+from phonkit.tasks.fill import FillRequest
 
 SMALL = ["--dim", "16", "--epochs", "2", "--batch-size", "32"]
 
 
 @pytest.fixture(scope="module")
 def amortized_run(tmp_path_factory):
-    """A tiny amortized model, whole test paradigms held out."""
-    return train_sample(
-        tmp_path_factory, "tur-amortized", 12, "--variant", "amortized", "--split", "lemmas", *SMALL
+    """A tiny model of the default variant, whole test paradigms held out."""
+    return train_sample(tmp_path_factory, "tur-amortized", 12, "--split", "lemmas", *SMALL)
+
+
+def test_runs_train_it_by_default_and_tables_fill_with_pi():
+    assert TrainRequest().variant == "amortized"
+    assert FillRequest().variant == "pi"
+
+
+def test_the_lemma_encoder_is_refused_as_a_setting_it_has_no_use_for(cli, tmp_path):
+    result = cli("train", "--lemma-encoder", "--out", str(tmp_path / "r"))
+    assert result.code == 2 and not (tmp_path / "r").exists()
+    assert result.err == (
+        "phonkit: error: --lemma-encoder is a setting of the variants that fit new lemmas "
+        "(pi, pd, joint); amortized reads a lemma's spelling itself\n"
     )
 
 

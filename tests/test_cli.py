@@ -238,10 +238,10 @@ def test_resume_goes_on_from_the_last_checkpoint(cli, lexicon_file, tmp_path):
 
 def test_embedded_default_trains_on_the_bundled_sample(cli, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    result = cli("train", "--epochs", "1", "--dim", "16")
+    result = cli("train", "--epochs", "1", "--dim", "16", "--candidates", "model")
     assert result.code == 0, result.err
     assert "sample/tur: 14,352 entries" in result.err
-    assert (tmp_path / "runs" / "sample-tur-pi" / "metrics.json").is_file()
+    assert (tmp_path / "runs" / "sample-tur-amortized" / "metrics.json").is_file()
 
 
 def test_predict_into_a_closed_pipe_ends_quietly(trained_run):

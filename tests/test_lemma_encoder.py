@@ -22,7 +22,8 @@ from phonkit.settings import FitConfig, ModelConfig
 def encoder_run(tmp_path_factory):
     """A tiny pi model with the lemma encoder, whole test paradigms held out."""
     return train_sample(
-        tmp_path_factory, "tur-encoder", 30, "--split", "lemmas", "--lemma-encoder", *TINY
+        tmp_path_factory, "tur-encoder", 30, "--split", "lemmas", "--lemma-encoder",
+        "--variant", "pi", *TINY
     )
 
 

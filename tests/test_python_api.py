@@ -29,7 +29,7 @@ def test_every_code_block_of_docs_python_md_runs(tmp_path, monkeypatch, capsys):
             exec(compile(block, f"docs/python.md block {number}", "exec"), namespace)
         except Exception as error:  # name the block that failed
             raise AssertionError(f"docs/python.md block {number} failed: {error!r}") from error
-    assert (tmp_path / "runs" / "tur-pi" / "metrics.json").is_file()
+    assert (tmp_path / "runs" / "tur" / "metrics.json").is_file()
     assert "must be" in capsys.readouterr().out  # the last block prints the error
 
 
@@ -181,7 +181,7 @@ def test_library_errors_name_the_setting_and_the_cli_the_option(cli):
 
 
 def test_a_bad_setting_is_the_error_whatever_out_holds(cli, trained_run, tmp_path):
-    """README's first command leaves a run in runs/sample-tur-pi: a bad setting is named
+    """README's first command leaves a run in runs/sample-tur-amortized: a bad setting is named
     before a command looks at its directory, for a new run, a resumed one, a filled table
     and the table benchmark alike, and nothing is written."""
     table = tmp_path / "t.csv"
@@ -236,7 +236,7 @@ def test_run_configuration_round_trips_and_reads_old_runs(trained_run):
 def test_train_puts_a_run_where_phonkit_train_would():
     from phonkit.tasks.train import default_run_dir
 
-    assert default_run_dir(phonkit.TrainRequest()) == Path("runs/sample-tur-pi")
+    assert default_run_dir(phonkit.TrainRequest()) == Path("runs/sample-tur-amortized")
     request = phonkit.CorpusRequest(path="data/my-lexicon.tsv")
     job = phonkit.TrainRequest(corpus="tsv", request=request, variant="pd")
     assert default_run_dir(job) == Path("runs/tsv-my-lexicon-pd")

@@ -24,14 +24,15 @@ def tiny_run(out, lexicon_file, *settings):
 def bundle_run(tmp_path_factory, lexicon_file):
     """A tiny pi model whose words are the lemma and the whole feature bundle."""
     out = tmp_path_factory.mktemp("runs") / "tur-pi-bundle"
-    return tiny_run(out, lexicon_file, "--morphemes", "bundle", "--select", "acc")
+    settings = ("--variant", "pi", "--morphemes", "bundle", "--select", "acc")
+    return tiny_run(out, lexicon_file, *settings)
 
 
 @pytest.fixture(scope="session")
 def features_run(tmp_path_factory, lexicon_file):
     """A tiny pi model whose words are the lemma and each feature."""
     out = tmp_path_factory.mktemp("runs") / "tur-pi-features"
-    return tiny_run(out, lexicon_file, "--morphemes", "features")
+    return tiny_run(out, lexicon_file, "--variant", "pi", "--morphemes", "features")
 
 
 def history(run):

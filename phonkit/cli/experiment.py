@@ -28,7 +28,7 @@ from phonkit.cli.settings import setting_options
 from phonkit.data.corpora import CorpusRequest
 from phonkit.data.lexicon import DEFAULT_DECOMPOSITION
 from phonkit.experiments.kinds import DEFAULTS
-from phonkit.jobs import Launch
+from phonkit.jobs import DEFAULT_VARIANT, Launch
 
 SPLIT = ("protocol", "k", "draw", "fold")  # the experiments' own: their runs' split
 
@@ -221,7 +221,7 @@ def sigmorphon2017(
     sizes: Annotated[
         str, typer.Option(help="The task's training sizes, comma-separated: low, medium, high.")
     ] = "low,medium,high",
-    variant: Variant = "pi",
+    variant: Variant = DEFAULT_VARIANT,
     data_dir: DataDir = None,
     out: Annotated[
         Path, typer.Option(help="Experiment directory.")

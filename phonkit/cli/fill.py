@@ -11,6 +11,7 @@ import typer
 from phonkit.cli.options import Beam, Device, Transcribers, Variant, at_least_one
 from phonkit.cli.settings import setting_options
 from phonkit.errors import InputError
+from phonkit.jobs import TABLE_VARIANT
 
 
 @setting_options("model", "training", "copy")
@@ -56,7 +57,7 @@ def fill(
             "fill the gaps."
         ),
     ] = False,
-    variant: Variant = "pi",
+    variant: Variant = TABLE_VARIANT,
     transcriber: Transcribers = "none",
     device: Device = "auto",
     settings: dict[str, Any] | None = None,

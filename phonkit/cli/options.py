@@ -49,7 +49,9 @@ Ipa = Annotated[
     ),
 ]
 Device = Annotated[str, typer.Option(help="auto, cpu or cuda.")]
-Variant = Annotated[str, typer.Option(help="Model variant: pi, pd, joint, or a plugin's.")]
+Variant = Annotated[
+    str, typer.Option(help="Model variant: amortized, pi, pd, joint, or a plugin's.")
+]
 Beam = Annotated[int, typer.Option(help="Beam width (1: greedy).")]
 Metrics = Annotated[
     str | None,

@@ -21,7 +21,7 @@ from phonkit.data.corpora import CorpusRequest
 from phonkit.data.lexicon import Entry
 from phonkit.data.table import Gap, ParadigmTable
 from phonkit.errors import InputError
-from phonkit.jobs import TrainRequest
+from phonkit.jobs import TABLE_VARIANT, TrainRequest
 from phonkit.model.device import choose_device, one_thread, shared_cpu
 from phonkit.progress import say
 from phonkit.run.directory import Run
@@ -38,7 +38,7 @@ class FillRequest:
     ``--set`` takes them: ``dim``, ``epochs``, ``seed``, ``copy.lr``...; they override the
     sized ones), how many hypotheses per gap, the beam, the device and the transcriber."""
 
-    variant: str = "pi"
+    variant: str = TABLE_VARIANT
     settings: dict[str, Any] = field(default_factory=dict)
     nbest: int = 1
     beam: int = 1

@@ -16,6 +16,7 @@ from phonkit.data.split import HOLDS_NO_DEV, PROTOCOLS, Split, has_counts, stem_
 from phonkit.data.tsv import format_rows
 from phonkit.errors import InputError
 from phonkit.jobs import TrainRequest
+from phonkit.model.amortized import reads
 from phonkit.model.device import choose_device, cpu_threads, resolve_precision
 from phonkit.model.fitting import held_out_lemmas
 from phonkit.model.training import Checkpoint, Trainer, seed_everything
@@ -52,6 +53,12 @@ def check_job(job: TrainRequest) -> None:
     choose_device(job.device)
     settings_for(job, SMALL)
     check_split(job)
+    if job.given()["model"].get("lemma_encoder") and reads(lookup("models", job.variant)):
+        raise InputError(
+            "model.lemma_encoder is a setting of the variants that fit new lemmas (pi, pd, "
+            f"joint); {job.variant} reads a lemma's spelling itself",
+            setting=("model.lemma_encoder",),
+        )
 
 
 def check_split(job: TrainRequest) -> None:
