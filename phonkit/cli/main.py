@@ -100,9 +100,9 @@ def train(
 ) -> None:
     """Train a model and write a run directory; prints dev/test metrics on stderr.
 
-    With no arguments: the position-independent model on the bundled Turkish sample. Below
-    2,000 training forms the model, training and copy models' settings not given are chosen
-    by the data's size (docs/small-data.md)."""
+    With no arguments: the amortized model on the bundled Turkish sample. The settings not
+    given follow the data's size: the amortized model's by one rule at every size
+    (docs/method.md), the other variants' below 2,000 training forms (docs/small-data.md)."""
     from phonkit.api import variant as variant_of
     from phonkit.jobs import TrainRequest
     from phonkit.model.amortized import reads
