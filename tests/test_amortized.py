@@ -102,6 +102,19 @@ def test_predict_fills_a_lemma_alone_and_new_letters_and_keeps_given_cells(amort
     assert "read the underlying forms of 2 new lemmas" in result.err
 
 
+
+def test_a_cell_it_never_saw_is_spelled_from_the_features_it_knows_not_refused(amortized_run, cli):
+    bundles = sorted({e.entry.features for e in Run.open(amortized_run).examples("train")})
+    half = ";".join(bundles[0][:1] + ("ZZZ",))  # a known feature and one never seen
+    stdin = f"kitap\tQQQ;ZZZ\t\nkitap\t{half}\t\n".encode()
+    result = cli("predict", "-m", str(amortized_run), "--columns", "lemma,features,form",
+                 stdin=stdin)  # fmt: skip
+    assert result.code == 0, result.err
+    assert all(line.split("\t")[2] for line in result.out.splitlines())
+    assert "unfilled" not in result.err
+    assert "warning: 2 rows ask for a cell with a feature the model never saw" in result.err
+    assert "(the first: <stdin>:1: feature bundle 'QQQ;ZZZ')" in result.err
+
 def test_the_readings_list_each_lemmas_spelling_and_known_forms():
     readings = Readings.empty().extended(
         [(5, (7,), (10, 11)), (5, (8,), (10, 12)), (6, (7,), (13,))], {5: (10,), 6: (13, 14)}, 9

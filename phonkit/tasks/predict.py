@@ -153,6 +153,8 @@ class Evidence:
     unseen_symbols: int = 0  # known forms of new lemmas with symbols the model never saw
     conflicts: int = 0  # lemma and feature pairs with different known forms
     first_unseen: tuple[int, str] | None = None  # the first such form's line and symbol
+    unknown_cells: int = 0  # gaps a reading model spells with features it never saw
+    first_unknown: tuple[int, str] | None = None  # the first such gap's line and feature
 
 
 def gather_evidence(
@@ -167,16 +169,17 @@ def gather_evidence(
     """Sort the cells (seen by the model as ``entries``, see :func:`by_run`) into evidence
     for new lemmas and unpredictable cells, counting known forms with unseen symbols (left out
     of the fit) and conflicting known cells (kept). A model that ``reads`` (the amortized
-    one) reads every known form, a new lemma's spelling and the features it knows of a
-    cell: only a cell with no feature it knows is unpredictable."""
+    one) reads every known form and a new lemma's spelling, and spells a cell from the
+    features it knows of it, from the prior mean of an unseen morpheme's UF (0) where it
+    knows none: it leaves no cell unpredictable (the gaps with an unknown feature are
+    counted)."""
     morphemes, symbols = vocabularies.morphemes, vocabularies.symbols
-    unknown_features = {
-        number: unknown[0]
+    unknown = {
+        number: missing[0]
         for number, cell in enumerate(cells)
-        if (affixes := decomposition.morphemes(cell.entry)[1:])
-        and (unknown := [m for m in affixes if m not in morphemes])
-        and (not reads or len(unknown) == len(affixes))
+        if (missing := [m for m in decomposition.morphemes(cell.entry)[1:] if m not in morphemes])
     }
+    unknown_features = {} if reads else unknown
     examples, unseen_symbols, first_unseen = [], 0, None
     forms: dict[tuple[str, str], set[str]] = defaultdict(set)
     for number, cell in enumerate(cells):
@@ -211,7 +214,12 @@ def gather_evidence(
             )
             unpredictable.append((number, why))
     conflicts = sum(len(f) > 1 for f in forms.values())
-    return Evidence(examples, unpredictable, unseen_symbols, conflicts, first_unseen)
+    spelled = [number for number in unknown if reads and cells[number].gap]
+    first_unknown = (cells[spelled[0]].line, unknown[spelled[0]]) if spelled else None
+    return Evidence(
+        examples, unpredictable, unseen_symbols, conflicts, first_unseen, len(spelled),
+        first_unknown,
+    )  # fmt: skip
 
 
 def check_predictable(
@@ -242,6 +250,8 @@ class Tally:
     unseen_symbols: int = 0
     unseen_example: str = ""  # FILE:LINE and symbol of the first of them
     conflicts: int = 0
+    unknown_cells: int = 0  # gaps spelled with features the model never saw
+    unknown_example: str = ""  # FILE:LINE and feature of the first of them
     unfilled: int = 0  # rows that cannot be predicted, left as they were
     first_unfilled: str = ""  # FILE:LINE and why, of the first of them
     fitted_lemmas: int = 0
@@ -348,6 +358,10 @@ class Predictor:
             line, symbol = evidence.first_unseen
             tally.unseen_example = f"{name}:{line}: {symbol!r}"
         tally.conflicts += evidence.conflicts
+        tally.unknown_cells += evidence.unknown_cells
+        if evidence.first_unknown and not tally.unknown_example:
+            line, morpheme = evidence.first_unknown
+            tally.unknown_example = f"{name}:{line}: {describe(morpheme)}"
         if skipped:
             tally.unfilled += len(skipped)
             if not tally.first_unfilled:
@@ -409,6 +423,13 @@ class Predictor:
             say(
                 f"warning: {tally.conflicts:,} lemma and feature pairs have different known "
                 "forms; all of them are kept as evidence"
+            )
+        if tally.unknown_cells:
+            rows = f"{tally.unknown_cells:,} row{'s' * (tally.unknown_cells != 1)}"
+            say(
+                f"warning: {rows} ask for a cell with a feature the model never saw; they are "
+                "spelled from the features of the cell it knows, from its lemma alone where it "
+                f"knows none (the first: {tally.unknown_example})"
             )
         if tally.unfilled:
             rows = f"{tally.unfilled:,} row{'s' * (tally.unfilled != 1)}"
