@@ -248,7 +248,9 @@ def test_predict_into_a_closed_pipe_ends_quietly(trained_run):
     lemma, _, bundle, _ = (trained_run / "test.tsv").read_text().splitlines()[0].split("\t")
     stdin = f"{lemma}\t{bundle}\n".encode() * 20000
     command = f"{sys.executable} -m phonkit predict -m {trained_run} | head -1"
-    done = subprocess.run(["bash", "-c", command], input=stdin, capture_output=True)
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command], input=stdin, capture_output=True
+    )
     assert done.returncode == 0
     assert done.stdout.count(b"\n") == 1
     assert done.stderr == b""

@@ -422,7 +422,7 @@ def test_invalid_pattern_is_quoted_with_its_position(cli):
 def test_views_into_a_closed_pipe_end_quietly(command):
     # Only the built-in plugins: what an installed plugin says when it loads is not ours.
     done = subprocess.run(
-        ["bash", "-c", f"{sys.executable} -m phonkit {command} | head -2"],
+        ["bash", "-o", "pipefail", "-c", f"{sys.executable} -m phonkit {command} | head -2"],
         capture_output=True,
         env={**os.environ, "PHONKIT_LOAD_PLUGINS": ""},
     )

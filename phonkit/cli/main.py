@@ -600,6 +600,11 @@ ABORTS: tuple[type[BaseException], ...] = (*_click_classes("Abort"), KeyboardInt
 USAGE_ERRORS = _click_classes("ClickException")
 
 
+def _pipe_closed() -> bool:
+    """Whether Click found stdout's reader gone: it then wraps stdout to keep it quiet."""
+    return type(sys.stdout).__name__ == "PacifyFlushWrapper"
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: one clear line and exit 2 for bad input, quiet on a closed pipe."""
     from phonkit.errors import Interrupted
@@ -613,7 +618,12 @@ def main(argv: list[str] | None = None) -> None:
         # exiting with it (our commands themselves return None); Typer turns Ctrl-C that a
         # command did not catch into code 130.
         command = plain_flags(typer.main.get_command(app))
-        code = command.main(args=argv, prog_name="phonkit", standalone_mode=False)
+        try:
+            code = command.main(args=argv, prog_name="phonkit", standalone_mode=False)
+        except SystemExit:
+            if _pipe_closed():  # Click ends a write into a closed pipe with exit code 1
+                raise BrokenPipeError from None
+            raise
     except EXITS as done:
         code = getattr(done, "exit_code", 1)
     except ABORTS:

@@ -15,6 +15,15 @@ from phonkit.model.phonology import Model, select
 CHECK_EVERY = 4  # steps between checks that every word has ended (each check syncs the device)
 
 
+def never(log_probs: Tensor, step: int) -> Tensor:
+    """``log_probs`` of one step, in place, without what is never a prediction: UNK, and EOS
+    as the first symbol (a form has at least one symbol; the empty form no word has)."""
+    log_probs[:, UNK_ID] = float("-inf")
+    if step == 0:
+        log_probs[:, EOS_ID] = float("-inf")
+    return log_probs
+
+
 @torch.no_grad()
 def greedy(model: Model, morphemes: Tensor, max_length: int) -> list[list[int]]:
     """The most probable symbol at each step until EOS, for a batch of words ``(B, M)``.
@@ -28,7 +37,7 @@ def greedy(model: Model, morphemes: Tensor, max_length: int) -> list[list[int]]:
     ended = torch.zeros_like(active, dtype=torch.bool)
     for step in range(max_length):
         log_probs, state = model.step(previous, context, state)
-        log_probs[:, UNK_ID] = float("-inf")  # UNK is never a prediction
+        never(log_probs, step)
         previous = log_probs.argmax(-1)
         output[active, step] = previous
         ended |= previous == EOS_ID
@@ -59,8 +68,7 @@ def beam_search(
     offsets = torch.arange(batch, device=device)[:, None] * width
     for step in range(max_length):
         log_probs, state = model.step(previous, context, state)
-        log_probs = log_probs.float()
-        log_probs[:, UNK_ID] = float("-inf")
+        log_probs = never(log_probs.float(), step)
         n_symbols = log_probs.shape[-1]
         log_probs = log_probs.view(batch, width, n_symbols)
         stay = torch.full_like(log_probs[0, 0], float("-inf"))
