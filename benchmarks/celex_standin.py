@@ -1,4 +1,4 @@
-"""A CELEX-shaped stand-in built from open data, for the learning curve of docs/celex.md.
+"""A CELEX-shaped stand-in built from open data, for the learning curve of docs/results/celex.md.
 
 The paper's CELEX experiment uses the subcorpus of Cotterell, Peng & Eisner (2015, "Modeling
 word forms using latent underlying morphs and phonology", TACL 3): about 1,000 nouns and verbs

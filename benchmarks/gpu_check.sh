@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The GPU check: what a session lent a CUDA GPU measures, in one call (docs/benchmarks.md#gpu).
+# The GPU check: what a session lent a CUDA GPU measures, in one call (docs/results/speed.md#gpu).
 #
 #     bash benchmarks/gpu_check.sh OUT_DIR [DEVICE]
 #
 # Run from the repository root, with the shared data in ../shared/data (or .shared/data, linked
 # there) and a python3 that has a CUDA build of torch. Where pip reaches no registry, the
-# wheels of phonkit's other dependencies wait in .whl/ (docs/benchmarks.md#gpu says which).
+# wheels of phonkit's other dependencies wait in .whl/ (docs/results/speed.md#gpu says which).
 # Each step has its own time limit and its own log in OUT_DIR; a failed step does not stop
 # the next. DEVICE (default cuda) is cpu for a dry run of the script on a machine without one;
 # GPU_CHECK_STEPS names the steps to run (default: device tests throughput train tables).

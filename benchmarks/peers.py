@@ -379,7 +379,7 @@ CURVE = ["task", "system", "epoch", "wall_s", "dev_acc", "test_acc"]
 TASKS = {  # task: phonkit's split and its settings beyond the defaults
     "paradigms": ["--split", "paradigms"],
     # new lemmas: the analogy candidates of each lemma's known cells, ranked by the model, as
-    # docs/small-data.md fills new lemmas' gaps (a setting of prediction, not of training)
+    # docs/results/tables.md fills new lemmas' gaps (a setting of prediction, not of training)
     "lemmas": ["--split", "lemmas", "--lemma-encoder", "--candidates", "analogy"],
 }
 

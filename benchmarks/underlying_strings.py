@@ -10,7 +10,7 @@ without its extension), ``row`` (the table's line, from 1) and ``gold_ur`` (the 
 string in the table's symbols; several accepted strings are joined by `` | ``); any other
 column is ignored. The textbook URs of the 33 problems of ``../shared/data/textbook`` are
 those Ellis et al. (2022) typed for grading their system (file ``grading.py`` of the
-repository ``ellisk42/bpl_phonology``), in the tables' symbols (docs/underlying-forms.md
+repository ``ellisk42/bpl_phonology``), in the tables' symbols (docs/results/underlying-forms.md
 says how they were matched to the rows).
 
 Prints, per table and over all: the stems, phonkit's exact matches, and those of a baseline,

@@ -1,5 +1,5 @@
 """Build an openly available lexicon with token counts, shaped like CELEX, for the learning
-curve of docs/celex.md: UniMorph forms (Kirov et al. 2018) with the word frequencies of the
+curve of docs/results/celex.md: UniMorph forms (Kirov et al. 2018) with the word frequencies of the
 wordfreq package (Robyn Speer, wordfreq 3, data CC BY-SA 4.0).
 
 Each row is ``lemma<TAB>form<TAB>affix<TAB>count``: the affix is the whole feature bundle as

@@ -1,7 +1,7 @@
 """phonkit: differentiable generative phonology (Wu, Ponti & Cotterell), from the command line
 and from Python.
 
-The Python API (docs/python.md)::
+The Python API (docs/how-to/python.md)::
 
     import phonkit
 

@@ -2,7 +2,7 @@
 
 Everything the commands do is reachable from here; the CLI builds the same settings and calls
 the same functions. Errors are :class:`phonkit.errors.InputError` (bad input: its message
-names the setting and the value); messages go to the ``phonkit`` logger (see docs/python.md).
+names the setting and the value); messages go to the ``phonkit`` logger (see docs/how-to/python.md).
 """
 
 from __future__ import annotations

@@ -32,8 +32,9 @@ Settings = TypeVar("Settings")
 
 # The variant a run trains when none is named: the amortized model, which reads a lemma's
 # spelling and its known forms, ahead of pi on every lexicon measured (task-2 dev, UniMorph
-# Dutch 3,000 forms and whole; docs/results.md). A paradigm table's (``phonkit fill``) stays
-# pi, with the analogy's candidates judged by copy models: ahead on the 33 textbook tables.
+# Dutch 3,000 forms and whole; docs/results/unimorph.md, docs/results/task2.md). A paradigm
+# table's (``phonkit fill``) stays pi, with the analogy's candidates judged by copy models:
+# ahead on the 33 textbook tables.
 DEFAULT_VARIANT = "amortized"
 TABLE_VARIANT = "pi"
 

@@ -1,4 +1,4 @@
-"""What a plugin imports: the one module a phonkit plugin needs (docs/plugins.md).
+"""What a plugin imports: the one module a phonkit plugin needs (docs/how-to/plugins.md).
 
 The marker of hook implementations, the base class of every kind of registered thing, the
 values they receive and return, and for launchers the pieces of an experiment run::

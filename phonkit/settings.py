@@ -319,9 +319,9 @@ class ModelConfig(Checked):
         "model",
         "Gaps: the model's own decoding (model), or the analogy rewrites of the stem's known "
         "forms, ranked by the model (analogy) or by the model and two copy models, which read "
-        "those forms and copies from them (analogy+copy; docs/small-data.md), or the forms "
+        "those forms and copies from them (analogy+copy; docs/results/tables.md), or the forms "
         "the stem's underlying string spells out, most probable first (ur; "
-        "docs/underlying-forms.md).",
+        "docs/results/underlying-forms.md).",
         choices=CANDIDATES,
     )
 

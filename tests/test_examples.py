@@ -1,5 +1,5 @@
-"""The example files under examples/ that the README's commands use: present, small, and read
-as the commands read them."""
+"""The example files under examples/ that the manual's commands use (README.md, the tutorial,
+the how-to pages): present, small, and read as the commands read them."""
 
 from __future__ import annotations
 
@@ -16,8 +16,11 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
 
-def test_every_example_file_the_readme_names_is_there_and_small():
-    named = set(re.findall(r"examples/([\w.-]+\.\w+)", (ROOT / "README.md").read_text()))
+def test_every_example_file_the_manual_names_is_there_and_small():
+    docs = ROOT / "docs"
+    pages = [ROOT / "README.md", docs / "tutorial.md", *(docs / "how-to").glob("*.md")]
+    text = "".join(page.read_text(encoding="utf-8") for page in pages)
+    named = set(re.findall(r"examples/([\w.-]+\.\w+)", text))
     assert {"gaps.tsv", "gold.tsv", "my-lexicon.tsv", "my-dataset.parquet"} <= named
     for name in named:
         path = EXAMPLES / name

@@ -139,7 +139,7 @@ def test_every_hook_spec_is_typed_documented_listed_and_tested():
     from phonkit import hookspecs
 
     root = Path(__file__).parents[1]
-    docs = (root / "docs" / "plugins.md").read_text(encoding="utf-8")
+    docs = (root / "docs" / "reference" / "hooks.md").read_text(encoding="utf-8")
     tests = "".join(path.read_text(encoding="utf-8") for path in root.glob("tests/test_*.py"))
     specs = hook_specs()
     assert len(specs) == len(KINDS) + 1  # a kind of registered thing each, and commands

@@ -1,4 +1,4 @@
-"""The Python API: docs/python.md runs as written, and the model object gives what the
+"""The Python API: docs/how-to/python.md runs as written, and the model object gives what the
 commands give on the same run (predict, --score, evaluate, uf export)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 import phonkit
 from phonkit.errors import InputError
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "python.md"
+DOC = Path(__file__).resolve().parents[1] / "docs" / "how-to" / "python.md"
 
 
 def code_blocks(text: str) -> list[str]:
@@ -21,14 +21,15 @@ def code_blocks(text: str) -> list[str]:
 
 def test_every_code_block_of_docs_python_md_runs(tmp_path, monkeypatch, capsys):
     blocks = code_blocks(DOC.read_text(encoding="utf-8"))
-    assert len(blocks) >= 6, "docs/python.md lost its worked example"
+    assert len(blocks) >= 6, "docs/how-to/python.md lost its worked example"
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": "docs_python_md"}
     for number, block in enumerate(blocks, 1):
         try:
-            exec(compile(block, f"docs/python.md block {number}", "exec"), namespace)
+            exec(compile(block, f"docs/how-to/python.md block {number}", "exec"), namespace)
         except Exception as error:  # name the block that failed
-            raise AssertionError(f"docs/python.md block {number} failed: {error!r}") from error
+            message = f"docs/how-to/python.md block {number} failed: {error!r}"
+            raise AssertionError(message) from error
     assert (tmp_path / "runs" / "tur" / "metrics.json").is_file()
     assert "must be" in capsys.readouterr().out  # the last block prints the error
 

@@ -155,3 +155,12 @@ def test_the_experiment_names_what_is_missing(cli, tmp_path):
     assert unknown.code == 2 and "no task-2 train file for 'xyz'" in unknown.err
     sizes = cli("experiment", "sigmorphon2017", *data, "--sizes", "huge")
     assert sizes.code == 2 and "the task's are low, medium, high" in sizes.err
+
+
+def test_the_systems_name_says_what_differs_from_the_defaults():
+    from phonkit.experiments.sigmorphon import system_name
+    from phonkit.jobs import TrainRequest
+
+    assert system_name(TrainRequest()) == "phonkit"
+    named = system_name(TrainRequest(variant="pi", morphemes="bundle+features"))
+    assert named == "phonkit(variant=pi,morphemes=bundle+features)"

@@ -64,7 +64,7 @@ def fill(
 ) -> None:
     """Learn from a paradigm table's filled cells and write the table with every empty cell
     filled (same delimiter, rows and columns) on stdout. Settings are chosen from the
-    table's size (docs/small-data.md; the defaults shown are those of large data); every
+    table's size (docs/results/tables.md; the defaults shown are those of large data); every
     option given overrides them, and --set copy.NAME=VALUE the copy models' settings."""
     from phonkit.data.table import read_table
     from phonkit.tasks.fill import FillRequest

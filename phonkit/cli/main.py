@@ -102,7 +102,7 @@ def train(
 
     With no arguments: the amortized model on the bundled Turkish sample. The settings not
     given follow the data's size: the amortized model's by one rule at every size
-    (docs/method.md), the other variants' below 2,000 training forms (docs/small-data.md)."""
+    (docs/method.md), the other variants' below 2,000 training forms (docs/results/tables.md)."""
     from phonkit.api import variant as variant_of
     from phonkit.jobs import TrainRequest
     from phonkit.model.amortized import reads

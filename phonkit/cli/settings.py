@@ -161,7 +161,7 @@ def _option(one: Setting, default: Any) -> tuple[str, Any, Any]:
 
 def _set_option(groups: tuple[str, ...]) -> tuple[str, Any, Any]:
     copy = (
-        " The copy models' settings take their group: --set copy.lr=0.01 (docs/small-data.md)."
+        " The copy models' settings take their group: --set copy.lr=0.01 (docs/results/tables.md)."
         if "copy" in groups
         else ""
     )

@@ -2,10 +2,10 @@
 
 Each word becomes epitran's list of IPA segments, so the model's alphabet is segments such as
 ``t͡ʃ`` or ``aː``, not code points. Before epitran, phonkit normalises what its tables miss
-(docs/ipa.md): Turkish dotted and dotless capitals, the Urdu and Persian letter variants,
-Arabic short-vowel marks (epitran's Arabic table has no short vowels), punctuation; a space
-inside a multiword form becomes the segment ``_``. Letters epitran leaves unmapped are kept
-as symbols and counted in one warning.
+(docs/how-to/train.md#epitran): Turkish dotted and dotless capitals, the Urdu and Persian
+letter variants, Arabic short-vowel marks (epitran's Arabic table has no short vowels),
+punctuation; a space inside a multiword form becomes the segment ``_``. Letters epitran
+leaves unmapped are kept as symbols and counted in one warning.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from phonkit.jobs import Launch, Outcome, TrainRequest
 
 #: Each kind's own defaults, under the settings its runs are given: the learning curve
 #: trains with batches of 32 and halves the learning rate after 10 epochs without
-#: improvement (docs/celex.md).
+#: improvement (docs/results/celex.md).
 DEFAULTS: dict[str, dict[str, Any]] = {
     "unimorph": {},
     "celex": {"batch_size": 32, "patience": 10},

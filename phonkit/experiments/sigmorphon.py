@@ -105,6 +105,7 @@ def system_name(base: TrainRequest) -> str:
     """``phonkit`` for the defaults, else the variant and settings given beside it."""
     given = [f"variant={base.variant}"] if base.variant != TrainRequest.variant else []
     given += [f"transcriber={base.transcriber}"] if base.transcriber != "none" else []
+    given += [f"morphemes={base.morphemes}"] if base.morphemes != TrainRequest.morphemes else []
     given += [f"{key}={value}" for key, value in sorted(base.settings.items())]
     return f"{SYSTEM}({','.join(given)})" if given else SYSTEM
 

@@ -1,7 +1,7 @@
 """Adam, and halving its learning rate on a plateau, without ``torch.optim``.
 
 Building any ``torch.optim`` optimiser imports torch's compiler stack: 1.6 s on the 2-core
-development machine, more than training a small table takes (docs/small-data.md). The fit of
+development machine, more than training a small table takes (docs/results/tables.md). The fit of
 new lemmas' underlying forms and the training of small data sets use these instead; the
 update is Adam's (Kingma & Ba) with L2 weight decay added to the gradient, as
 ``torch.optim.Adam`` computes it, and the schedule is ``ReduceLROnPlateau(mode="min",

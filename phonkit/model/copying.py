@@ -21,7 +21,7 @@ then only some of their other forms readable, and on hallucinated stems (the par
 stem's forms share replaced by random symbols, after Anastasopoulos & Neubig,
 EMNLP 2019) for the smallest tables. :mod:`phonkit.tables.judges` averages its posterior
 over a gap's analogy candidates with the model's and another copy model's.
-docs/small-data.md measures it.
+docs/results/tables.md measures it.
 """
 
 from __future__ import annotations

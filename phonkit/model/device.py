@@ -45,7 +45,8 @@ def native_bf16(device: torch.device) -> bool:
 def resolve_precision(device: torch.device, precision: str = "auto") -> str:
     """``fp32`` or ``bf16``: ``auto`` takes bfloat16 where it was measured faster than
     float32, on CPUs with native bfloat16 units; float32 on CUDA GPUs, where bfloat16
-    autocast trained and decoded phonkit's models a fifth slower (an H200, docs/benchmarks.md#gpu)
+    autocast trained and decoded phonkit's models a fifth slower (an H200,
+    docs/results/speed.md#gpu)
     and elsewhere, where bfloat16 is emulated."""
     if precision not in PRECISIONS:
         raise InputError(f"unknown precision {precision!r}; use {', '.join(PRECISIONS)}")
@@ -57,7 +58,7 @@ def resolve_precision(device: torch.device, precision: str = "auto") -> str:
 def autocast(device: torch.device, precision: str = "auto"):
     """Mixed precision: ``bf16`` autocasts matrix products (and the LSTM) to bfloat16,
     ``fp32`` never does, ``auto`` does as :func:`resolve_precision` says (results
-    then differ from float32 in the last digits; see docs/benchmarks.md)."""
+    then differ from float32 in the last digits; see docs/results/speed.md)."""
     if resolve_precision(device, precision) == "bf16":
         return torch.autocast(device.type, dtype=torch.bfloat16)
     return nullcontext()
@@ -111,7 +112,7 @@ def free_threads() -> int:
     watched for SAMPLE_SECONDS; all of them where that cannot be read (not Linux) or where
     ``OMP_NUM_THREADS`` chose them. Each of torch's parallel steps waits for its slowest
     thread, spinning: beside two busy processes, even at the lowest priority, two threads on
-    2 cores train several times slower than one (docs/benchmarks.md)."""
+    2 cores train several times slower than one (docs/results/speed.md)."""
     count = torch.get_num_threads()
     if "OMP_NUM_THREADS" in os.environ or count < 2:
         return count

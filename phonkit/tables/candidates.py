@@ -15,7 +15,7 @@ the first copy model's greedy form where the run has copy models.
 
 With ``model.candidates = ur`` a gap's forms are instead those its stem's underlying string
 spells out (:mod:`phonkit.tables.strings`), most probable first, and nothing else: what the
-strings alone carry (docs/underlying-forms.md). Either way, a gap in a cell whose forms are
+strings alone carry (docs/results/underlying-forms.md). Either way, a gap in a cell whose forms are
 their lemma is the lemma (:mod:`phonkit.tables.citations`).
 """
 

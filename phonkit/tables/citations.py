@@ -9,8 +9,8 @@ paradigm (a cell that some training paradigm shows beside one of the stem's know
 the lemma, spelled as the run spells forms. The lemma is not a source of other cells'
 candidates: taken as one more known form it lowered new Dutch lemmas from 82.9 to 70.3 %
 (an infinitive hides the vowel length that the revealed cell shows: *bedaren* made *bedar*
-for *bedaar*; docs/peers.md). A table whose stems are numbered, or named by a gloss, has no
-citation cell, and nothing changes.
+for *bedaar*; docs/results/tables.md#citation-forms). A table whose stems are numbered, or
+named by a gloss, has no citation cell, and nothing changes.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Two copy models (:mod:`phonkit.model.copying`), from the run's seed and the next, judge the
 candidates with the model: one alone varies from seed to seed by more than it gains
-(docs/small-data.md). On a machine with two CPU cores or more, where the model trains on
+(docs/results/tables.md). On a machine with two CPU cores or more, where the model trains on
 the CPU, a forked process trains them one after the other while the model trains, and the
 model's process takes the second once the model is trained if the child has not begun it
 (a process each would share two cores three ways). ``phonkit fill`` waits for the longer

@@ -3,10 +3,10 @@ table's own count of how reliable each candidate's rewrite is.
 
 Each judge's -log p over a gap's candidates becomes a posterior over them, and the candidates
 are ranked by the sum of the judges' posteriors and of the rewrites' reliability, normalised
-over the candidates and weighted as much as the judges together (docs/small-data.md,
+over the candidates and weighted as much as the judges together (docs/results/tables.md,
 "Judges", measures this rule against the others tried, on the 33 tables and on tables never
 tuned on). A run with dev cells chooses the weight of the reliability and the judges'
-temperature on them (:class:`Weights`, :func:`chosen`; docs/small-data.md, "Weights chosen
+temperature on them (:class:`Weights`, :func:`chosen`; docs/results/tables.md, "Weights chosen
 on dev"); a table's run has none and keeps the defaults.
 """
 

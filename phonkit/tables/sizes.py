@@ -4,7 +4,7 @@ The defaults of :mod:`phonkit.settings` were chosen at the paper's scale (tens o
 forms). Below :data:`SMALL` training forms a run takes the settings of :func:`sized` instead,
 and the copy models train with those of :func:`copy_config`; the settings a run is given go
 on top of either (:func:`settings_for`). The rules read the numbers of training
-forms, stems and cells only, never a table's name or language; docs/small-data.md measures
+forms, stems and cells only, never a table's name or language; docs/results/tables.md measures
 each on the 33 textbook tables (the section named beside each constant).
 """
 

@@ -7,7 +7,7 @@ or ``$PHONKIT_CELEX``. One entry per inflected wordform of a noun or verb, the p
 morphology wordform files joined on IdNum and the lemma file naming each stem and its word
 class: ``Entry(lemma=<head>, features=(<FlectType>,), form=<DISC without stress marks and
 syllable hyphens>, count=<count>)``, a stem and one affix morpheme, as in the paper's CELEX
-experiments. docs/celex.md has the files' layouts, the options (``phon_field``,
+experiments. docs/how-to/train.md#celex2 has the files' layouts, the options (``phon_field``,
 ``affix_field``, ``class_field``, ``classes``), what is merged or skipped, and the errors.
 """
 
@@ -41,7 +41,8 @@ PRON_COUNT_FIELD = 5
 PRON_GROUP = 4
 PRIMARY = "P"
 
-#: CELEX class numbers (ClassNum) of nouns and verbs (docs/celex.md says how sure that is).
+#: CELEX class numbers (ClassNum) of nouns and verbs (how sure that is:
+#: docs/how-to/train.md#word-class-numbers).
 NOUN, VERB = 1, 4
 #: Options: the smallest sensible value of each field option (fields 1-4 are fixed).
 FIELD_OPTIONS = {"phon_field": 5, "affix_field": 5, "class_field": 4}

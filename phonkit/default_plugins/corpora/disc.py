@@ -13,7 +13,7 @@ for each symbol) in the phonology chapter (section 2.4.1) of its English, Dutch 
 linguistic guides. The IPA given here is the broad phonemic value of each symbol; where the
 guides write a Dutch tense vowel as long (``i:`` for ``i`` in *bieten*) while it is short in
 standard Dutch phonology, the table gives the short vowel, and the lengthened loanword
-vowels (``!`` and ``(``) get the length mark. docs/celex.md lists the tables and says which
+vowels (``!`` and ``(``) get the length mark. docs/how-to/train.md#disc says which
 entries rest on the example words of secondary sources rather than the guide itself.
 """
 
