@@ -51,10 +51,16 @@ def cli_page() -> str:
     return "\n".join(lines) + "\n"
 
 
-#: The declared settings' helps by option name (``--dim``: the model's and the copy models').
-SETTINGS: dict[str, set[str]] = {}
-for _one in settings.every():
-    SETTINGS.setdefault("--" + _one.name.replace("_", "-"), set()).add(_one.declaration.help)
+def _settings_helps() -> dict[str, set[str]]:
+    """The declared settings' helps by option name (``--dim``: the model's and the copy
+    models')."""
+    helps: dict[str, set[str]] = {}
+    for one in settings.every():
+        helps.setdefault("--" + one.name.replace("_", "-"), set()).add(one.declaration.help)
+    return helps
+
+
+SETTINGS = _settings_helps()
 
 
 def _first(names: str) -> str:
@@ -65,7 +71,8 @@ def _first(names: str) -> str:
 def _setting(names: str, text: str) -> bool:
     """Whether the option is a declared setting's: its name and its help are the setting's."""
     text = " ".join(text.split())
-    return any(text.startswith(" ".join(help.split())) for help in SETTINGS.get(_first(names), ()))
+    helps = SETTINGS.get(_first(names), ())
+    return any(text.startswith(" ".join(declared.split())) for declared in helps)
 
 
 def _row(names: str, text: str) -> str:
