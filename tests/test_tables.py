@@ -596,7 +596,7 @@ def test_a_rewrite_applies_up_to_the_alternants_its_cells_show():
     rows = [("kitabı", "kitap"), ("dolabı", "dolap"), ("kızı", "kız"), ("evi", "ev"),
             ("eli", "el"), ("sebebi", "")]  # fmt: skip
     rewrites = Rewrites(examples_of(rows, ("acc", "nom")))
-    assert rewrites.analogy.alternants["acc", "nom"] == {("ı", "i"), ("i", "ı")}
+    assert rewrites.analogy.between("acc", "nom").alternants == {("ı", "i"), ("i", "ı")}
     assert rewrites.candidates("5", "nom") == [segment("sebeb"), segment("sebep")]
     # a rewrite applied up to alternants is as reliable as the table finds it: kitabı → kitap
     # holds on both stems it applies to, as evi → ev does
@@ -604,7 +604,7 @@ def test_a_rewrite_applies_up_to_the_alternants_its_cells_show():
     sebeb, sebep = rewrites.reliability("5", "nom", found, rewrites.known("5"))
     assert sebeb == sebep == pytest.approx(0.5)
     # no alternants where no two rewrites of the cells differ by one symbol alone
-    assert rewrites.analogy.alternants["nom", "acc"] == frozenset()
+    assert rewrites.analogy.between("nom", "acc").alternants == frozenset()
 
 
 # A small feature table: a consonant's voicing, nasality and place; each vowel its own.

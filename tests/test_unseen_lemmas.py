@@ -2,6 +2,8 @@
 scores of the output, and evaluation with --unseen-lemmas beside the edit baseline."""
 
 import math
+import random
+from difflib import SequenceMatcher
 
 import pytest
 import torch
@@ -161,6 +163,23 @@ def test_reveal_is_nested_and_leaves_out_small_paradigms():
     assert len(one.evidence) + len(one.held_out) + one.too_small * 0 <= len(examples)
     assert one.lemmas + one.too_small == len({r[0] for r in rows})
     assert not set(four.evidence) & set(four.held_out)
+
+
+def test_an_edit_keeps_the_longest_common_substring_first_in_the_source_then_the_target():
+    """The stem of an edit is the longest common substring that starts first in the source,
+    then in the target (as difflib defines it), for symbols of one code point or more."""
+    draw = random.Random(0)
+    alphabets = ["ab", "abcdef", ["a", "ts", "ʃ", "b"], ["ab", "a", "b", "\U000f0000"]]
+    for _ in range(5_000):
+        alphabet = draw.choice(alphabets)
+        a, b = (tuple(draw.choices(alphabet, k=draw.randint(0, 10))) for _ in "ab")
+        match = SequenceMatcher(None, a, b, autojunk=False).find_longest_match()
+        stem = slice(match.a, match.a + match.size), slice(match.b, match.b + match.size)
+        assert edit(a, b) == (
+            (a, b, (), ())
+            if match.size == 0
+            else (a[: stem[0].start], b[: stem[1].start], a[stem[0].stop :], b[stem[1].stop :])
+        )
 
 
 def test_edit_baseline_learns_prefix_and_suffix_edits():

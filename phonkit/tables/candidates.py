@@ -145,7 +145,7 @@ class Rewrites:
         found: dict[Symbols, None] = {}
         certain: dict[Symbols, None] = {}
         for source, form in forms.items():
-            rules = self.analogy.rules.get((source, bundle), [])
+            rules = self.analogy.between(source, bundle).rules
             for rule, count in rules:
                 rewritten = apply(rule, form)
                 if rewritten:
@@ -155,18 +155,17 @@ class Rewrites:
         if certain:
             return list(certain)
         for source, form in forms.items():
-            alternants = self.analogy.alternants.get((source, bundle), frozenset())
+            alternants = self.analogy.between(source, bundle).alternants
             if not alternants and self.proportions is None:
                 continue
-            for rule, _ in self.analogy.rules.get((source, bundle), []):
+            for rule, _ in self.analogy.between(source, bundle).rules:
                 rewritten = apply(rule, form, alternants, self.proportions)
                 if rewritten:
                     found.setdefault(rewritten)
         if not found and self.from_lemma is not None:  # the lemma's spelling may
             (spelled,) = self.spelling([as_written(lemma)])
-            pair = (LEMMA_CELL, bundle)
-            alternants = self.from_lemma.alternants.get(pair, frozenset())
-            for rule, _ in self.from_lemma.rules.get(pair, []):
+            alternants = self.from_lemma.between(LEMMA_CELL, bundle).alternants
+            for rule, _ in self.from_lemma.between(LEMMA_CELL, bundle).rules:
                 rewritten = apply(rule, spelled, alternants, self.proportions) if spelled else None
                 if rewritten:
                     found.setdefault(rewritten)
@@ -267,7 +266,7 @@ class Rewrites:
         place = {form: number for number, form in enumerate(forms)}
         own = self.paradigms.get(lemma, {})  # not evidence for its own gap
         for source, form in known.items():
-            alternants = self.analogy.alternants.get((source, bundle), frozenset())
+            alternants = self.analogy.between(source, bundle).alternants
             for rule, (counts, by_context, by_proportion) in self.tally(source, bundle).items():
                 made = apply(rule, form, alternants, self.proportions)
                 if made not in place:
@@ -336,7 +335,7 @@ class Rewrites:
             pairs = [(p[source], p[bundle]) for p in self.paradigms.values()
                      if source in p and bundle in p]  # fmt: skip
             found = self.tallies[source, bundle] = {}
-            for rule, _ in self.analogy.rules.get((source, bundle), []):
+            for rule, _ in self.analogy.between(source, bundle).rules:
                 counts, by_proportion = [0, 0], [0, 0]
                 by_context = dict[Wide, list[int]]()
                 for old, new in pairs:

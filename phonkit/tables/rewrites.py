@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Container, Iterable, Iterator
-from difflib import SequenceMatcher
+from typing import NamedTuple
 
 Symbols = tuple[str, ...]
 Edit = tuple[Symbols, Symbols, Symbols, Symbols]  # old prefix, new prefix, old suffix, new suffix
@@ -29,18 +29,33 @@ Proportion = Callable[[str, str, str], str | None]  # (a, b, c): what is to c as
 
 
 def edit(source: Symbols, target: Symbols) -> Edit:
-    """The rewrite of ``source`` into ``target`` around their longest common substring."""
-    match = SequenceMatcher(None, source, target, autojunk=False).find_longest_match(
-        0, len(source), 0, len(target)
-    )
-    if match.size == 0:
+    """The rewrite of ``source`` into ``target`` around their longest common substring (of
+    the longest, the one that starts first in ``source``, then first in ``target``)."""
+    a, b = "".join(source), "".join(target)
+    if len(a) != len(source) or len(b) != len(target):  # a symbol of several code points
+        a, b = _letters(source), _letters(target)
+    start, size = 0, 0
+    for place in range(len(a)):
+        while place + size < len(a) and a[place : place + size + 1] in b:
+            start, size = place, size + 1
+    if size == 0:
         return source, target, (), ()
+    found = b.find(a[start : start + size])
     return (
-        source[: match.a],
-        target[: match.b],
-        source[match.a + match.size :],
-        target[match.b + match.size :],
+        source[:start],
+        target[:found],
+        source[start + size :],
+        target[found + size :],
     )
+
+
+_LETTERS: dict[str, str] = {}  # each symbol, as :func:`_letters` reads it
+
+
+def _letters(form: Symbols) -> str:
+    """``form`` as a string of one letter a symbol, so that string search finds its parts:
+    each symbol read as a letter of Unicode's private use planes kept for it."""
+    return "".join(_LETTERS.setdefault(symbol, chr(0xF0000 + len(_LETTERS))) for symbol in form)
 
 
 def apply(
@@ -142,16 +157,42 @@ def cell_pairs(
                     yield source, target, source_form, target_form
 
 
+class Between(NamedTuple):
+    """The rewrites of a cell's forms into another's, counted over the stems with both."""
+
+    rules: list[tuple[Edit, int]]  # (rewrite, on how many stems), most frequent first
+    stems: int  # the stems with both cells
+    alternants: Alternants  # the symbol pairs those rewrites tell apart alone
+
+
+NOTHING_BETWEEN = Between([], 0, frozenset())
+
+
 class CellRewrites:
     """For each ordered pair of cells (a, b), the rewrites of the a-form into the b-form,
-    counted over the stems that have both: ``rules[a, b]``, most frequent first,
-    ``pairs[a, b]``, the number of such stems, and ``alternants[a, b]``, the symbol pairs
-    those rewrites tell apart alone (:func:`alternants_of`)."""
+    counted over the stems that have both (:meth:`between`; of the source cells ``sources``
+    only, where given), with the symbol pairs those rewrites tell apart alone
+    (:func:`alternants_of`). A pair's rewrites are counted when first asked for: a table of
+    hundreds of cells asks for few of its pairs."""
 
     def __init__(self, paradigms: dict[str, Paradigm], sources: Container[str] | None = None):
-        counts: dict[tuple[str, str], Counter[Edit]] = defaultdict(Counter)
-        for source, target, source_form, target_form in cell_pairs(paradigms, sources):
-            counts[source, target][edit(source_form, target_form)] += 1
-        self.rules = {pair: c.most_common() for pair, c in counts.items()}
-        self.pairs = {pair: sum(c.values()) for pair, c in counts.items()}
-        self.alternants = {pair: alternants_of(c) for pair, c in counts.items()}
+        self.paradigms = paradigms
+        self.sources = sources
+        self.found: dict[tuple[str, str], Between] = {}
+
+    def between(self, source: str, target: str) -> Between:
+        """The rewrites of ``source``'s forms into ``target``'s."""
+        found = self.found.get((source, target))
+        if found is None:
+            counts = Counter(
+                edit(forms[source], forms[target])
+                for forms in self.paradigms.values()
+                if source in forms and target in forms and source != target
+            )
+            wanted = self.sources is None or source in self.sources
+            found = self.found[source, target] = (
+                Between(counts.most_common(), counts.total(), alternants_of(counts))
+                if counts and wanted
+                else NOTHING_BETWEEN
+            )
+        return found

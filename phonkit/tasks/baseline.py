@@ -46,10 +46,11 @@ class AnalogyBaseline(CellRewrites):
         """(reliability, form) from each known cell's best applicable rewrite, best first."""
         found = []
         for source, form in known.items():
-            for rule, count in self.rules.get((source, target), ()):
+            between = self.between(source, target)
+            for rule, count in between.rules:
                 rewritten = apply(rule, form)
                 if rewritten is not None:
-                    found.append((count / self.pairs[source, target], rewritten))
+                    found.append((count / between.stems, rewritten))
                     break
         return sorted(found, key=lambda candidate: -candidate[0])
 
