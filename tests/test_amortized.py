@@ -114,6 +114,13 @@ def test_a_cell_it_never_saw_is_spelled_from_the_features_it_knows_not_refused(a
     assert "unfilled" not in result.err
     assert "warning: 2 rows ask for a cell with a feature the model never saw" in result.err
     assert "(the first: <stdin>:1: feature bundle 'QQQ;ZZZ')" in result.err
+    # with --all a known row is predicted too, and counted where it has such a feature
+    stdin = f"kitap\tQQQ;ZZZ\tkitap\nkitap\t{half}\t\n".encode()
+    result = cli("predict", "-m", str(amortized_run), "--columns", "lemma,features,form",
+                 "--all", stdin=stdin)  # fmt: skip
+    assert result.code == 0, result.err
+    assert "warning: 2 rows ask for a cell with a feature the model never saw" in result.err
+
 
 def test_the_readings_list_each_lemmas_spelling_and_known_forms():
     readings = Readings.empty().extended(

@@ -152,9 +152,10 @@ def predict(
         bool,
         typer.Option(
             "--strict",
-            help="Stop at the first row that cannot be filled (an unknown feature, a new "
-            "lemma with nothing to read), exit 2; by default such rows are left as written "
-            "and counted on stderr.",
+            help="Stop at the first row that cannot be filled, exit 2; by default such rows "
+            "are left as written and counted on stderr. The default model fills every row; "
+            "pi, pd and joint cannot fill a row with an unknown feature, or a new lemma with "
+            "no known form to fit.",
         ),
     ] = False,
     device: Device = "cpu",

@@ -153,7 +153,7 @@ class Evidence:
     unseen_symbols: int = 0  # known forms of new lemmas with symbols the model never saw
     conflicts: int = 0  # lemma and feature pairs with different known forms
     first_unseen: tuple[int, str] | None = None  # the first such form's line and symbol
-    unknown_cells: int = 0  # gaps a reading model spells with features it never saw
+    unknown_cells: int = 0  # cells a reading model spells with features it never saw
     first_unknown: tuple[int, str] | None = None  # the first such gap's line and feature
 
 
@@ -165,14 +165,15 @@ def gather_evidence(
     model_name: object,
     decomposition: Decomposition,
     reads: bool = False,
+    every: bool = False,
 ) -> Evidence:
     """Sort the cells (seen by the model as ``entries``, see :func:`by_run`) into evidence
     for new lemmas and unpredictable cells, counting known forms with unseen symbols (left out
     of the fit) and conflicting known cells (kept). A model that ``reads`` (the amortized
     one) reads every known form and a new lemma's spelling, and spells a cell from the
     features it knows of it, from the prior mean of an unseen morpheme's UF (0) where it
-    knows none: it leaves no cell unpredictable (the gaps with an unknown feature are
-    counted)."""
+    knows none: it leaves no cell unpredictable (the cells it predicts with an unknown
+    feature are counted: the gaps, and with ``every`` the known cells too)."""
     morphemes, symbols = vocabularies.morphemes, vocabularies.symbols
     unknown = {
         number: missing[0]
@@ -214,7 +215,7 @@ def gather_evidence(
             )
             unpredictable.append((number, why))
     conflicts = sum(len(f) > 1 for f in forms.values())
-    spelled = [number for number in unknown if reads and cells[number].gap]
+    spelled = [number for number in unknown if reads and (every or cells[number].gap)]
     first_unknown = (cells[spelled[0]].line, unknown[spelled[0]]) if spelled else None
     return Evidence(
         examples, unpredictable, unseen_symbols, conflicts, first_unseen, len(spelled),
@@ -250,7 +251,7 @@ class Tally:
     unseen_symbols: int = 0
     unseen_example: str = ""  # FILE:LINE and symbol of the first of them
     conflicts: int = 0
-    unknown_cells: int = 0  # gaps spelled with features the model never saw
+    unknown_cells: int = 0  # cells spelled with features the model never saw
     unknown_example: str = ""  # FILE:LINE and feature of the first of them
     unfilled: int = 0  # rows that cannot be predicted, left as they were
     first_unfilled: str = ""  # FILE:LINE and why, of the first of them
@@ -320,6 +321,7 @@ class Predictor:
             self.run.path,
             self.decomposition,
             self.model.reads,
+            options.every,
         )
         skipped = check_predictable(evidence, cells, name, options.strict)
         todo = [n for n, c in enumerate(cells) if (options.every or c.gap) and n not in skipped]
