@@ -155,18 +155,21 @@ class Rewrites:
         if certain:
             return list(certain)
         for source, form in forms.items():
-            alternants = self.analogy.between(source, bundle).alternants
+            between = self.analogy.between(source, bundle)
+            alternants = between.alternants
             if not alternants and self.proportions is None:
                 continue
-            for rule, _ in self.analogy.between(source, bundle).rules:
+            for rule, _ in between.rules:
                 rewritten = apply(rule, form, alternants, self.proportions)
                 if rewritten:
                     found.setdefault(rewritten)
         if not found and self.from_lemma is not None:  # the lemma's spelling may
             (spelled,) = self.spelling([as_written(lemma)])
-            alternants = self.from_lemma.between(LEMMA_CELL, bundle).alternants
-            for rule, _ in self.from_lemma.between(LEMMA_CELL, bundle).rules:
-                rewritten = apply(rule, spelled, alternants, self.proportions) if spelled else None
+            between = self.from_lemma.between(LEMMA_CELL, bundle)
+            for rule, _ in between.rules:
+                rewritten = (
+                    apply(rule, spelled, between.alternants, self.proportions) if spelled else None
+                )
                 if rewritten:
                     found.setdefault(rewritten)
         return list(found)

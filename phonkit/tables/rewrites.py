@@ -182,17 +182,16 @@ class CellRewrites:
 
     def between(self, source: str, target: str) -> Between:
         """The rewrites of ``source``'s forms into ``target``'s."""
+        if source == target or (self.sources is not None and source not in self.sources):
+            return NOTHING_BETWEEN
         found = self.found.get((source, target))
         if found is None:
             counts = Counter(
                 edit(forms[source], forms[target])
                 for forms in self.paradigms.values()
-                if source in forms and target in forms and source != target
+                if source in forms and target in forms
             )
-            wanted = self.sources is None or source in self.sources
-            found = self.found[source, target] = (
-                Between(counts.most_common(), counts.total(), alternants_of(counts))
-                if counts and wanted
-                else NOTHING_BETWEEN
+            found = self.found[source, target] = Between(
+                counts.most_common(), counts.total(), alternants_of(counts)
             )
         return found

@@ -154,7 +154,7 @@ class Evidence:
     conflicts: int = 0  # lemma and feature pairs with different known forms
     first_unseen: tuple[int, str] | None = None  # the first such form's line and symbol
     unknown_cells: int = 0  # cells a reading model spells with features it never saw
-    first_unknown: tuple[int, str] | None = None  # the first such gap's line and feature
+    first_unknown: tuple[int, str] | None = None  # the first such cell's line and feature
 
 
 def gather_evidence(
