@@ -490,7 +490,9 @@ class FitConfig(Checked):
     in docs/method.md."""
 
     steps: int = setting(
-        20, "Gradient steps fitting the UFs of new lemmas.", range=Range(0, whole=True)
+        20,
+        "Gradient steps fitting the UFs of new lemmas (pi, pd, joint).",
+        range=Range(0, whole=True),
     )
     lr: float = setting(0.03, "Adam learning rate of that fit.", range=Range(0, 1, above=True))
     prior_weight: float = setting(1.0, "Weight of the prior in that fit.", range=Range(0))

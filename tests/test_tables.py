@@ -660,3 +660,18 @@ def test_the_rewrites_apply_by_proportion_and_are_trusted_as_far_as_they_hold():
     nasal, plain = (1 + 0.75) / 2, (3 + 0.5) / 6
     assert reliable[segment("məŋirim")] == pytest.approx(nasal / (nasal + plain))
     assert reliable[segment("məkirim")] == pytest.approx(plain / (nasal + plain))
+
+
+def test_where_the_model_judges_alone_the_reliability_decides_and_the_model_breaks_ties():
+    ler, lar = segment("ekler"), segment("eklar")
+    sure = Judgement([lar, ler], [[1.0, 3.0]], [0.3, 0.7])  # the model is sure of -lar
+    alone, with_copies = Weights.default(copies=False), Weights.default(copies=True)
+    assert with_copies == Weights()
+    assert sure.ranked(with_copies) == [lar, ler]
+    assert sure.ranked(alone) == [ler, lar]
+    tied = Judgement([lar, ler], [[1.0, 3.0]], [0.5, 0.5])  # the reliability cannot tell
+    assert tied.ranked(alone) == [lar, ler]
+    # on dev cells, the default of a model alone stays unless others rank more cells right
+    assert chosen([sure], [ler], alone) == alone
+    assert chosen([sure], [lar], alone) != alone
+    assert Rewrites(examples_of([["ev", "evler"]], ("sg", "pl"))).weights == alone

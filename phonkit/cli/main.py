@@ -165,8 +165,10 @@ def predict(
     """Fill paradigm gaps: reads lemma<TAB>features[<TAB>form|--] (or the columns of
     --columns), writes TSV to stdout.
 
-    Lemmas the model has never seen get an underlying form fitted to their known cells, which
-    must come in the rows next to their gaps. Streams: output follows input chunk by chunk."""
+    A lemma the model has never seen is read from its spelling and its known cells, which
+    come in the rows next to its gaps (the default model); pi, pd and joint fit its
+    underlying form to those cells (the fit settings). Streams: output follows input chunk by
+    chunk."""
     from phonkit.data.cells import Layout
     from phonkit.data.tsv import open_bytes, stdin_bytes
     from phonkit.errors import Interrupted

@@ -77,7 +77,8 @@ class Rewrites:
         )
         self.copies = list(copies)
         self.strings = strings  # with them, the candidates are their spell-outs alone
-        self.weights = weights or Weights()  # how the judges are combined
+        self.default_weights = Weights.default(bool(self.copies))
+        self.weights = weights or self.default_weights  # how the judges are combined
         self.tallies: dict[tuple[str, str], dict[Edit, Tally]] = {}
         if width is not None:  # chosen before (judges.json), else when first read
             self.width = width
@@ -197,7 +198,8 @@ class Rewrites:
         forms, the run's dev split) right (:func:`~phonkit.tables.judges.chosen`), from now
         on those of these rewrites."""
         judgements = self.judged(model, vocabularies, [(e, None) for e in examples], precision)
-        self.weights = chosen(judgements, [example.surface for example in examples])
+        golds = [example.surface for example in examples]
+        self.weights = chosen(judgements, golds, self.default_weights)
         return self.weights
 
     def judged(

@@ -3,11 +3,13 @@ table's own count of how reliable each candidate's rewrite is.
 
 Each judge's -log p over a gap's candidates becomes a posterior over them, and the candidates
 are ranked by the sum of the judges' posteriors and of the rewrites' reliability, normalised
-over the candidates and weighted as much as the judges together (docs/results/tables.md,
-"Judges", measures this rule against the others tried, on the 33 tables and on tables never
-tuned on). A run with dev cells chooses the weight of the reliability and the judges'
-temperature on them (:class:`Weights`, :func:`chosen`; docs/results/tables.md, "Weights chosen
-on dev"); a table's run has none and keeps the defaults.
+over the candidates and weighted as much as the judges together where copy models judge
+(docs/results/tables.md, "Judges", measures this rule against the others tried, on the 33
+tables and on tables never tuned on). Where the model judges alone (the default model), the
+reliability decides and the model's posterior, tempered, breaks its ties
+(docs/results/task2.md, "The judges' weights"). A run with dev cells chooses the weight of
+the reliability and the judges' temperature on them (:class:`Weights`, :func:`chosen`;
+docs/results/tables.md, "Weights chosen on dev"); a run without keeps its defaults.
 """
 
 from __future__ import annotations
@@ -22,7 +24,13 @@ from phonkit.model.copying import CopyModel
 from phonkit.model.decoding import total_nll
 from phonkit.model.phonology import Model
 from phonkit.tables.rewrites import Paradigm, Symbols
-from phonkit.tables.sizes import JUDGES_TEMPERATURES, RELIABILITIES, RELIABILITY
+from phonkit.tables.sizes import (
+    JUDGES_TEMPERATURES,
+    RELIABILITIES,
+    RELIABILITY,
+    RELIABILITY_ALONE,
+    TEMPERATURE_ALONE,
+)
 
 
 def posterior(nlls: Sequence[float], temperature: float = 1.0) -> list[float]:
@@ -67,9 +75,16 @@ class Weights:
     reliability: float = RELIABILITY
     temperature: float = 1.0
 
-    def distance(self) -> float:
-        """How far these weights are from the defaults, in factors of two."""
-        default = Weights()
+    @classmethod
+    def default(cls, copies: bool) -> Weights:
+        """The weights of a run that chose none on dev cells: those above where copy models
+        judge beside the model; where the model judges alone, the reliability decides and
+        the model breaks its ties (:data:`~phonkit.tables.sizes.RELIABILITY_ALONE`,
+        :data:`~phonkit.tables.sizes.TEMPERATURE_ALONE`)."""
+        return cls() if copies else cls(RELIABILITY_ALONE, TEMPERATURE_ALONE)
+
+    def distance(self, default: Weights) -> float:
+        """How far these weights are from ``default``, in factors of two."""
         return abs(math.log2(self.reliability / default.reliability)) + abs(
             math.log2(self.temperature / default.temperature)
         )
@@ -114,18 +129,20 @@ def judged(
     return Judgement(forms, [nlls for nlls in judges if nlls], list(reliability))
 
 
-def chosen(judgements: Sequence[Judgement], golds: Sequence[Symbols]) -> Weights:
-    """The weights (:data:`~phonkit.tables.sizes.RELIABILITIES` by
+def chosen(
+    judgements: Sequence[Judgement], golds: Sequence[Symbols], default: Weights = Weights()
+) -> Weights:
+    """The weights (``default``, :data:`~phonkit.tables.sizes.RELIABILITIES` by
     :data:`~phonkit.tables.sizes.JUDGES_TEMPERATURES`) under which the most judgements rank
-    their gold form first; of those that tie, the nearest to the defaults, so the defaults
-    stay unless others do strictly better."""
+    their gold form first; of those that tie, the nearest to ``default``, so it stays
+    unless others do strictly better."""
     contested = [
         (judgement, gold)
         for judgement, gold in zip(judgements, golds, strict=True)
         if judgement.nlls and gold in judgement.forms
     ]
     grid = sorted(
-        (Weights(r, t) for r in RELIABILITIES for t in JUDGES_TEMPERATURES),
-        key=Weights.distance,
+        {default, *(Weights(r, t) for r in RELIABILITIES for t in JUDGES_TEMPERATURES)},
+        key=lambda weights: (weights.distance(default), weights.reliability, weights.temperature),
     )
     return max(grid, key=lambda w: sum(j.ranked(w)[0] == gold for j, gold in contested))
