@@ -671,7 +671,9 @@ def test_where_the_model_judges_alone_the_reliability_decides_and_the_model_brea
     assert sure.ranked(alone) == [ler, lar]
     tied = Judgement([lar, ler], [[1.0, 3.0]], [0.5, 0.5])  # the reliability cannot tell
     assert tied.ranked(alone) == [lar, ler]
-    # on dev cells, the default of a model alone stays unless others rank more cells right
-    assert chosen([sure], [ler], alone) == alone
-    assert chosen([sure], [lar], alone) != alone
+    # on dev cells, the weights that rank the most right nearest to equal weights; the
+    # default of a model alone where nothing is contested
+    assert chosen([sure], [ler], alone) == Weights(reliability=2.0)
+    assert chosen([sure], [lar], alone) == Weights()
+    assert chosen([Judgement([lar])], [ler], alone) == alone
     assert Rewrites(examples_of([["ev", "evler"]], ("sg", "pl"))).weights == alone

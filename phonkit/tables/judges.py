@@ -83,10 +83,12 @@ class Weights:
         :data:`~phonkit.tables.sizes.TEMPERATURE_ALONE`)."""
         return cls() if copies else cls(RELIABILITY_ALONE, TEMPERATURE_ALONE)
 
-    def distance(self, default: Weights) -> float:
-        """How far these weights are from ``default``, in factors of two."""
-        return abs(math.log2(self.reliability / default.reliability)) + abs(
-            math.log2(self.temperature / default.temperature)
+    def distance(self) -> float:
+        """How far these weights are from equal weights (the reliability as much as the
+        judges, their -log p as they are), in factors of two."""
+        equal = Weights()
+        return abs(math.log2(self.reliability / equal.reliability)) + abs(
+            math.log2(self.temperature / equal.temperature)
         )
 
 
@@ -134,15 +136,17 @@ def chosen(
 ) -> Weights:
     """The weights (``default``, :data:`~phonkit.tables.sizes.RELIABILITIES` by
     :data:`~phonkit.tables.sizes.JUDGES_TEMPERATURES`) under which the most judgements rank
-    their gold form first; of those that tie, the nearest to ``default``, so it stays
-    unless others do strictly better."""
+    their gold form first; of those that tie, the nearest to equal weights (so equal weights
+    stay unless others do strictly better); ``default`` where no judgement is contested."""
     contested = [
         (judgement, gold)
         for judgement, gold in zip(judgements, golds, strict=True)
         if judgement.nlls and gold in judgement.forms
     ]
+    if not contested:
+        return default
     grid = sorted(
         {default, *(Weights(r, t) for r in RELIABILITIES for t in JUDGES_TEMPERATURES)},
-        key=lambda weights: (weights.distance(default), weights.reliability, weights.temperature),
+        key=lambda weights: (weights.distance(), weights.reliability, weights.temperature),
     )
     return max(grid, key=lambda w: sum(j.ranked(w)[0] == gold for j, gold in contested))
