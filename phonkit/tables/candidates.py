@@ -34,7 +34,7 @@ from phonkit.run.factory import load_copy_models
 from phonkit.tables.citations import Citations, Spell
 from phonkit.tables.judges import Judgement, Weights, chosen, judged, scored_by
 from phonkit.tables.proportions import Proportions
-from phonkit.tables.rewrites import CellRewrites, Edit, Paradigm, Symbols, apply
+from phonkit.tables.rewrites import CellRewrites, Edit, Paradigm, Symbols, affixes, apply
 from phonkit.tables.sizes import EXCEPTIONLESS, SPELLED, WIDEST_CONTEXT
 from phonkit.tables.strings import UnderlyingStrings, strings_of
 
@@ -79,7 +79,7 @@ class Rewrites:
         self.strings = strings  # with them, the candidates are their spell-outs alone
         self.default_weights = Weights.default(bool(self.copies))
         self.weights = weights or self.default_weights  # how the judges are combined
-        self.tallies: dict[tuple[str, str], dict[Edit, Tally]] = {}
+        self.tallies: dict[tuple[str, str, Edit], Tally] = {}
         if width is not None:  # chosen before (judges.json), else when first read
             self.width = width
 
@@ -269,14 +269,20 @@ class Rewrites:
         rewrites that make the form, normalised over ``forms``."""
         best = [[0.0] * len(forms) for _ in range(widest)]
         place = {form: number for number, form in enumerate(forms)}
+        lengths = {len(form) for form in forms}  # a rewrite makes a form of a known length
         own = self.paradigms.get(lemma, {})  # not evidence for its own gap
         for source, form in known.items():
-            alternants = self.analogy.between(source, bundle).alternants
-            for rule, (counts, by_context, by_proportion) in self.tally(source, bundle).items():
-                made = apply(rule, form, alternants, self.proportions)
+            between = self.analogy.between(source, bundle)
+            for rule, _ in between.rules:
+                old_prefix, new_prefix, old_suffix, new_suffix = rule
+                made_length = len(form) + len(new_prefix) + len(new_suffix)
+                if made_length - len(old_prefix) - len(old_suffix) not in lengths:
+                    continue
+                made = apply(rule, form, between.alternants, self.proportions)
                 if made not in place:
                     continue
-                proportional = apply(rule, form, alternants) is None
+                counts, by_context, by_proportion = self.tally(source, bundle, rule)
+                proportional = apply(rule, form, between.alternants) is None
                 mine = own.get(source) if bundle in own else None
                 exact, theirs = self.applied(rule, mine) if mine is not None else (None, None)
                 hit = (exact or theirs) == own.get(bundle)
@@ -330,38 +336,53 @@ class Rewrites:
             return exact, None
         return None, apply(rule, form, proportions=self.proportions)
 
-    def tally(self, source: str, bundle: str) -> dict[Edit, Tally]:
-        """For each rewrite from ``source`` to ``bundle``: over the stems with both cells, on
-        how many forms it applies and on how many it gives their form in ``bundle`` (counted
-        once per pair of cells), in all and by the symbols beside the rewritten affix; and
-        the same over the forms it applies to by proportion alone."""
-        found = self.tallies.get((source, bundle))
+    def tally(self, source: str, bundle: str, rule: Edit) -> Tally:
+        """For ``rule``, a rewrite from ``source`` to ``bundle``: over the stems with both
+        cells, on how many forms it applies and on how many it gives their form in ``bundle``,
+        in all and by the symbols beside the rewritten affix; and the same over the forms it
+        applies to by proportion alone. Counted when first asked for: a gap asks for the few
+        rewrites that make its candidates."""
+        found = self.tallies.get((source, bundle, rule))
         if found is None:
-            pairs = [(p[source], p[bundle]) for p in self.paradigms.values()
-                     if source in p and bundle in p]  # fmt: skip
-            found = self.tallies[source, bundle] = {}
-            for rule, _ in self.analogy.between(source, bundle).rules:
-                counts, by_proportion = [0, 0], [0, 0]
-                by_context = dict[Wide, list[int]]()
-                for old, new in pairs:
-                    exact, proportional = self.applied(rule, old)
-                    tallied: list[list[int]] = []
-                    if exact is not None:
-                        tallied = [counts] + [
-                            by_context.setdefault((width, beside(rule, old, width)), [0, 0])
-                            for width in range(1, WIDEST_CONTEXT + 1)
-                        ]
-                    elif proportional is not None:
-                        tallied = [by_proportion]
-                    for tally in tallied:
-                        tally[0] += 1
-                        tally[1] += (exact or proportional) == new
-                found[rule] = (
-                    (counts[0], counts[1]),
-                    {context: (a, r) for context, (a, r) in by_context.items()},
-                    (by_proportion[0], by_proportion[1]),
-                )
+            found = self.tallies[source, bundle, rule] = self.counted(rule, source, bundle)
         return found
+
+    def counted(self, rule: Edit, source: str, bundle: str) -> Tally:
+        """The :meth:`tally` of ``rule`` from ``source`` to ``bundle``. What the rule makes
+        of a form depends on the form's affixes as long as the rule's alone (the stem between
+        them stays), so it is read once for each such pair of affixes."""
+        counts, by_proportion = [0, 0], [0, 0]
+        by_context: dict[Wide, list[int]] = {}
+        start, end = len(rule[0]), len(rule[2])
+        made_of: dict[tuple[Symbols, Symbols], tuple[tuple[Symbols, Symbols] | None, bool]] = {}
+        for paradigm in self.paradigms.values():
+            old, new = paradigm.get(source), paradigm.get(bundle)
+            if old is None or new is None or len(old) < start + end:
+                continue
+            found = old[:start], old[len(old) - end :]
+            if found not in made_of:
+                made, exact = affixes(rule, *found), True
+                if made is None and self.proportions is not None:
+                    made, exact = affixes(rule, *found, proportions=self.proportions), False
+                made_of[found] = made, exact
+            made, exact = made_of[found]
+            if made is None:
+                continue
+            tallied = [by_proportion]
+            if exact:
+                tallied = [counts] + [
+                    by_context.setdefault((width, beside(rule, old, width)), [0, 0])
+                    for width in range(1, WIDEST_CONTEXT + 1)
+                ]
+            right = made[0] + old[start : len(old) - end] + made[1] == new
+            for tally in tallied:
+                tally[0] += 1
+                tally[1] += right
+        return (
+            (counts[0], counts[1]),
+            {context: (a, r) for context, (a, r) in by_context.items()},
+            (by_proportion[0], by_proportion[1]),
+        )
 
     def spelled(self, lemma: str, bundle: str, known: Paradigm) -> list[Symbols]:
         """The :data:`~phonkit.tables.sizes.SPELLED` most probable forms of ``lemma`` in

@@ -73,15 +73,33 @@ def apply(
     facing it (the prefixes aligned at their end, the suffixes at their start) then becomes
     what the proportion makes (*kirim* by the rule *p → məm* of *pukul → məmukul*:
     *məŋirim*)."""
-    old_prefix, new_prefix, old_suffix, new_suffix = rule
-    start, end = len(old_prefix), len(form) - len(old_suffix)
+    start, end = len(rule[0]), len(form) - len(rule[2])
     if end < start:
         return None
-    prefix = _rewritten(old_prefix, form[:start], new_prefix, alternants, proportions, True)
-    suffix = _rewritten(old_suffix, form[end:], new_suffix, alternants, proportions, False)
-    if prefix is None or suffix is None:
+    made = affixes(rule, form[:start], form[end:], alternants, proportions)
+    return None if made is None else made[0] + form[start:end] + made[1]
+
+
+def affixes(
+    rule: Edit,
+    prefix: Symbols,
+    suffix: Symbols,
+    alternants: Alternants = frozenset(),
+    proportions: Proportion | None = None,
+) -> tuple[Symbols, Symbols] | None:
+    """The new prefix and suffix that ``rule`` makes of a form whose ``prefix`` and ``suffix``
+    are as long as the rule's old ones (:func:`apply`: what it makes of the form depends on
+    them alone, the stem between them stays), or None where it does not apply."""
+    old_prefix, new_prefix, old_suffix, new_suffix = rule
+    if prefix == old_prefix and suffix == old_suffix:
+        return new_prefix, new_suffix
+    if not alternants and proportions is None:
         return None
-    return prefix + form[start:end] + suffix
+    made_prefix = _rewritten(old_prefix, prefix, new_prefix, alternants, proportions, True)
+    made_suffix = _rewritten(old_suffix, suffix, new_suffix, alternants, proportions, False)
+    if made_prefix is None or made_suffix is None:
+        return None
+    return made_prefix, made_suffix
 
 
 def _rewritten(
