@@ -13,11 +13,13 @@ machine when quoting it.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
 import torch
 
+from phonkit.errors import InputError
 from phonkit.plugins import feature_table
 from phonkit.run.directory import Run
 from phonkit.run.factory import load_model
@@ -30,13 +32,17 @@ def main() -> None:
     parser.add_argument("--dev", type=int, default=None, help="dev cells to choose on")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    run = Run.open(args.run)
+    try:
+        run = Run.open(args.run)
+        rewrites = Rewrites.of(run)
+        if rewrites is None:
+            raise InputError(f"{args.run}: its model ranks no candidates (model.candidates)")
+    except InputError as error:  # one line and exit code 2, as phonkit's commands end
+        print(error, file=sys.stderr)
+        sys.exit(2)
     began = time.perf_counter()
     width = Rewrites(run.examples("train"), features=feature_table()).width
     print(f"width\t{width}\t{time.perf_counter() - began:.1f} s")
-    rewrites = Rewrites.of(run)
-    if rewrites is None:
-        raise SystemExit(f"{args.run}: its model ranks no candidates (model.candidates)")
     dev = run.examples("dev")[: args.dev]
     model = load_model(run, torch.device("cpu"))
     began = time.perf_counter()
@@ -45,7 +51,6 @@ def main() -> None:
         f"weights\treliability {weights.reliability:g}, temperature {weights.temperature:g}"
         f"\t{time.perf_counter() - began:.1f} s ({len(dev):,} dev cells)"
     )
-
 
 if __name__ == "__main__":
     main()

@@ -1,7 +1,8 @@
 """benchmarks/candidate_coverage.py: with ``--candidates ur``, the share of held-out cells whose
 first candidate is right is ``--candidates ur``'s ACC, as the committed record has it table by
 table; with ``analogy+ur`` the candidates cover what each kind covers; a folder that is not
-one ends in one line and exit code 2."""
+one ends in one line and exit code 2, as does benchmarks/reliability_speed.py's run that is
+none."""
 
 from __future__ import annotations
 
@@ -55,3 +56,13 @@ def test_both_kinds_of_candidates_cover_what_each_covers():
     assert both[1] >= max(analogy[1], strings[1])
     assert both[2] >= analogy[2]  # the analogy's candidates come first
     assert both[3] <= analogy[3] + strings[3]
+
+
+def test_reliability_speed_on_a_folder_that_is_no_run_is_one_line_and_exit_2(tmp_path):
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks/reliability_speed.py"), str(tmp_path)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "not a phonkit run directory" in done.stderr
