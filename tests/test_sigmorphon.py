@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import lzma
+from pathlib import Path
 
 import pytest
 
@@ -144,6 +145,28 @@ def test_the_experiment_trains_completes_and_scores_each_language_and_size(cli, 
     (record / "results.tsv").write_text(f"{lines[0]}\n{lines[1]}\n")  # the baseline's row
     assert cli("experiment", "report", str(record)).code == 0
     assert (record / "results.tsv").read_text() == (out / "results.tsv").read_text()
+
+
+def test_an_experiment_apart_from_its_data_reports_with_the_data_it_is_given(
+    cli, tmp_path, monkeypatch
+):
+    """An experiment directory that shares no folder but the file system's root with its
+    data stores the data's folder by name alone: the command, given the data, still writes
+    the report; a later ``report`` says how to get one."""
+    from phonkit.experiments import runner
+
+    task2_folder(tmp_path)
+    monkeypatch.setattr(runner, "recorded_path", lambda path, record: Path(path).name)
+    out = tmp_path / "exp"
+    args = ("experiment", "sigmorphon2017", "--data-dir", str(tmp_path / "data"), "--out",
+            str(out), "--sizes", "low", *TINY)  # fmt: skip
+    done = cli(*args)
+    assert done.code == 0, done.err
+    assert json.loads((out / "experiment.json").read_text())["settings"]["folder"] == "task2"
+    assert (out / "results.tsv").read_text().splitlines()[1].startswith("toy\tlow\tphonkit")
+    later = cli("experiment", "report", str(out))
+    assert later.code == 2 and "run the experiment's command again with its data" in later.err
+    assert cli(*args).code == 0  # the same command: runs reused, the report written
 
 
 def test_the_experiment_names_what_is_missing(cli, tmp_path):

@@ -25,9 +25,9 @@ from phonkit.data.table import FOLDS, ParadigmTable, fold_split, read_table
 from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
 from phonkit.experiments.runner import (
-    MANIFEST,
     Group,
     Launch,
+    data_folder,
     grouped,
     read_manifest,
     run_experiment,
@@ -35,7 +35,6 @@ from phonkit.experiments.runner import (
 from phonkit.experiments.tables import markdown, mean_std, p_value, show, write_table
 from phonkit.jobs import Outcome, Planned, TrainRequest
 from phonkit.plugins import lookup
-from phonkit.run.config import located_path
 from phonkit.tasks.baseline import TABLE_BASELINES
 from phonkit.tasks.train import check_job
 
@@ -81,8 +80,9 @@ def run(
         "settings": given,
     }
     return run_experiment(
-        out, "tables", settings, runs, launch or Launch(), force, lambda: report(out, permutations)
-    )
+        out, "tables", settings, runs, launch or Launch(), force,
+        lambda: report(out, permutations, folder),
+    )  # fmt: skip
 
 
 def plan(
@@ -157,17 +157,12 @@ def baseline_scores(table: ParadigmTable, seed: int) -> dict[str, Scores]:
     return scores
 
 
-def report(root: Path, permutations: int = PERMUTATIONS) -> None:
+def report(root: Path, permutations: int = PERMUTATIONS, folder: Path | None = None) -> None:
     """Write ``results.tsv`` (table, system, test cells, ACC, MLD) and ``results.md`` from
-    the finished runs and the baselines."""
+    the finished runs and the baselines (scored on the tables of ``folder``, else of the
+    folder the experiment stored)."""
     settings = read_manifest(root)["settings"]
-    folder = located_path(settings["folder"], root)
-    if folder is None:
-        raise InputError(
-            f"the folder of tables {settings['folder']!r} (relative to this file) is not "
-            "there: the report scores the baselines on the tables the experiment read",
-            str(root / MANIFEST),
-        )
+    folder = data_folder(root, folder, "the tables that the baselines are scored on")
     groups = grouped(root, lambda labels: (labels["table"], labels["variant"]))
     names = list(dict.fromkeys(name for name, _ in groups))
     systems = [*dict.fromkeys(variant for _, variant in groups), *TABLE_BASELINES]

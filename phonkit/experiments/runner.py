@@ -32,7 +32,7 @@ from phonkit.jobs import Launch, Outcome, Planned, Session, TrainRequest
 from phonkit.model.device import choose_device
 from phonkit.plugins import lookup
 from phonkit.progress import bars, say, show_messages
-from phonkit.run.config import moved_path, recorded_path
+from phonkit.run.config import located_path, moved_path, recorded_path
 from phonkit.run.directory import Run, clear, is_finished, is_run
 from phonkit.run.lock import RunLock
 from phonkit.settings import declared
@@ -180,6 +180,24 @@ def read_manifest(root: Path) -> dict[str, Any]:
         raise InputError(f"{root}: not a phonkit experiment directory (no {MANIFEST})") from None
     except ValueError as error:
         raise InputError(f"{root / MANIFEST}: not valid JSON ({error})") from None
+
+
+def data_folder(root: Path, given: Path | None, what: str) -> Path:
+    """The folder of data the experiment in ``root`` read (``what`` it holds): ``given`` by
+    the command that runs it, else where its manifest stores it (relative to ``root``: by
+    its name alone where the two share no folder but the file system's root)."""
+    if given is not None:
+        return given
+    stored = read_manifest(root)["settings"]["folder"]
+    folder = located_path(stored, root)
+    if folder is None:
+        raise InputError(
+            f"the folder {stored!r} (relative to the experiment) is not there: the report reads "
+            f"{what} from it; run the experiment's command again with its data (finished runs "
+            "are reused)",
+            str(root / MANIFEST),
+        )
+    return folder
 
 
 def _differences(old: dict[str, Any], new: dict[str, Any]) -> str:

@@ -28,6 +28,7 @@ from phonkit.data.corpora import LANGUAGES, CorpusRequest
 from phonkit.data.tsv import format_rows, open_bytes, read_rows, write_atomic
 from phonkit.errors import InputError
 from phonkit.experiments.runner import (
+    data_folder,
     grouped,
     read_manifest,
     read_outcomes,
@@ -38,7 +39,6 @@ from phonkit.experiments.tables import markdown, show
 from phonkit.jobs import Launch, Outcome, Planned, TrainRequest
 from phonkit.model.device import choose_device
 from phonkit.progress import say
-from phonkit.run.config import located_path
 from phonkit.run.directory import Run
 from phonkit.tasks.completion import CompletionScores, read_forms, score_completion
 from phonkit.tasks.predict import PredictOptions, Predictor
@@ -199,8 +199,9 @@ def run(
         "settings": dict(base.settings),
     }
     return run_experiment(
-        out, "sigmorphon2017", settings, runs, launch or Launch(), force, lambda: report(out)
-    )
+        out, "sigmorphon2017", settings, runs, launch or Launch(), force,
+        lambda: report(out, folder),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -267,18 +268,12 @@ def merged(path: Path, rows: list[Row]) -> list[Row]:
     )
 
 
-def report(root: Path) -> None:
+def report(root: Path, folder: Path | None = None) -> None:
     """Write ``results.tsv`` (test) and ``dev.tsv`` (dev) — this experiment's rows beside
     the other systems' already there — and ``results.md``, the per-language table of every
-    system's test ACC with the means; the table on stderr."""
-    stored = read_manifest(root)["settings"]["folder"]
-    folder = located_path(stored, root)
-    if folder is None:
-        raise InputError(
-            f"the task-2 folder {stored!r} (relative to the experiment) is not there: the "
-            "report scores the completions against its gold files",
-            str(root / "experiment.json"),
-        )
+    system's test ACC with the means; the table on stderr. ``folder``: the task-2 folder
+    (else the one the experiment stored)."""
+    folder = data_folder(root, folder, "the task's gold files")
     tables: dict[str, list[Row]] = {}
     for split, name in (("test", "results.tsv"), ("dev", "dev.tsv")):
         rows = merged(root / name, scored(root, folder, split))
