@@ -677,3 +677,16 @@ def test_where_the_model_judges_alone_the_reliability_decides_and_the_model_brea
     assert chosen([sure], [lar], alone) == Weights()
     assert chosen([Judgement([lar])], [ler], alone) == alone
     assert Rewrites(examples_of([["ev", "evler"]], ("sg", "pl"))).weights == alone
+
+
+def test_choices_over_more_cells_than_the_bound_read_the_same_sample_each_time():
+    """The context width and the judges' weights are chosen on at most ``CHOSEN_ON`` cells:
+    all of them, in their order, up to it; beyond it, the same random draw each time."""
+    from phonkit.tables.candidates import CHOSEN_ON, drawn
+
+    cells = [("lemma", f"cell {number}") for number in range(50)]
+    assert drawn(cells, 50) == cells
+    assert len(drawn(list(range(CHOSEN_ON + 5)))) == CHOSEN_ON
+    sample = drawn(cells, 10)
+    assert len(set(sample)) == 10 and set(sample) <= set(cells)
+    assert drawn(cells, 10) == sample

@@ -21,8 +21,10 @@ their lemma is the lemma (:mod:`phonkit.tables.citations`).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from functools import cache, cached_property
+from typing import TypeVar
 
 from phonkit.data.features import Features
 from phonkit.data.lexicon import Example, Vocabularies, as_written
@@ -43,6 +45,17 @@ Counts = tuple[int, int]  # on how many forms a rewrite applies, on how many it 
 Context = tuple[Symbols | None, Symbols | None]  # the symbols beside an affix (:func:`beside`)
 Wide = tuple[int, Context]  # a context and its width
 Tally = tuple[Counts, dict[Wide, Counts], Counts]  # in all, by context, by proportion
+#: The context width and the judges' weights are chosen on at most this many cells, drawn at
+#: random where there are more: each cell costs a pass over the table's stems, and a draw
+#: this large chooses what all cells chose on every task-2 file it cuts
+#: (docs/results/speed.md, "Choices on a sample").
+CHOSEN_ON = 10_000
+T = TypeVar("T")
+
+
+def drawn(items: Sequence[T], limit: int = CHOSEN_ON) -> list[T]:
+    """``items`` as they are, or ``limit`` of them drawn at random (the same each time)."""
+    return list(items) if len(items) <= limit else random.Random(0).sample(list(items), limit)
 
 
 class Rewrites:
@@ -196,7 +209,8 @@ class Rewrites:
     ) -> Weights:
         """The judges' weights that rank the most of ``examples`` (held-out cells with gold
         forms, the run's dev split) right (:func:`~phonkit.tables.judges.chosen`), from now
-        on those of these rewrites."""
+        on those of these rewrites; on at most :data:`CHOSEN_ON` of them."""
+        examples = drawn(examples)
         judgements = self.judged(model, vocabularies, [(e, None) for e in examples], precision)
         golds = [example.surface for example in examples]
         self.weights = chosen(judgements, golds, self.default_weights)
@@ -315,18 +329,20 @@ class Rewrites:
         the reliability alone ranks the most training cells' own forms first, each cell left
         out in turn (:meth:`reliabilities` reads no stem's own forms as evidence for it): the
         table's stems decide how far alike stems are alike. Of widths that tie, the
-        narrowest."""
+        narrowest. On at most :data:`CHOSEN_ON` cells."""
         right = [0] * WIDEST_CONTEXT
-        for lemma, paradigm in self.paradigms.items():
-            for bundle, gold in paradigm.items():
-                forms = self.candidates(lemma, bundle)
-                if len(forms) < 2 or gold not in forms:
-                    continue
-                others = {cell: form for cell, form in paradigm.items() if cell != bundle}
-                scores_by_width = self.reliabilities(lemma, bundle, forms, others, WIDEST_CONTEXT)
-                for width, scores in enumerate(scores_by_width):
-                    if scores and forms[scores.index(max(scores))] == gold:
-                        right[width] += 1
+        cells = [(lemma, bundle) for lemma, forms in self.paradigms.items() for bundle in forms]
+        for lemma, bundle in drawn(cells):
+            paradigm = self.paradigms[lemma]
+            gold = paradigm[bundle]
+            forms = self.candidates(lemma, bundle)
+            if len(forms) < 2 or gold not in forms:
+                continue
+            others = {cell: form for cell, form in paradigm.items() if cell != bundle}
+            scores_by_width = self.reliabilities(lemma, bundle, forms, others, WIDEST_CONTEXT)
+            for width, scores in enumerate(scores_by_width):
+                if scores and forms[scores.index(max(scores))] == gold:
+                    right[width] += 1
         return 1 + right.index(max(right))  # the first of the best: the narrowest
 
     def applied(self, rule: Edit, form: Symbols) -> tuple[Symbols | None, Symbols | None]:
