@@ -52,5 +52,6 @@ def main() -> None:
         f"\t{time.perf_counter() - began:.1f} s ({len(dev):,} dev cells)"
     )
 
+
 if __name__ == "__main__":
     main()

@@ -121,7 +121,6 @@ def test_every_command_of_the_page_runs_and_prints_what_it_shows(checkout, page)
         check(example, done.stdout)
 
 
-
 def slug(heading: str) -> str:
     """A heading's anchor as GitHub makes it."""
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
