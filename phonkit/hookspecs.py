@@ -84,8 +84,9 @@ def register_feature_tables(register: Callable[[FeatureTable], None]) -> None:
     """Register phonological feature tables (:class:`phonkit.data.features.FeatureTable`):
     objects with ``name``, ``description`` and ``features(segment) -> Mapping[str, str] |
     None`` (``+``, ``-`` or ``0`` by feature name; None for a segment it does not know).
-    ``phonkit uf processes`` names a process's context as a natural class of the first
-    table installed."""
+    A run reads proportions with the first table installed when it is made, and records its
+    name (``config.json``'s ``feature_table``); ``phonkit uf processes`` names a process's
+    context as a natural class of the first table installed."""
 
 
 @hookspec

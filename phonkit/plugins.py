@@ -231,8 +231,14 @@ def lookup(kind: str, name: str) -> Any:
     return things[name]
 
 
-def feature_table() -> Features | None:
-    """The features of a segment by the first feature table a plugin registers
-    (``phonkit-panphon``), or None where none is installed."""
-    tables = list(registry("feature_tables").values())
-    return tables[0].features if tables else None
+def installed_feature_table() -> str | None:
+    """The name of the first feature table a plugin registers (``phonkit-panphon``'s
+    ``panphon``), or None where none is installed."""
+    return next(iter(registry("feature_tables")), None)
+
+
+def feature_table(name: str | None = None) -> Features | None:
+    """The features of a segment by the feature table called ``name`` (by default the first
+    one installed), or None where there is none."""
+    name = name or installed_feature_table()
+    return None if name is None else lookup("feature_tables", name).features

@@ -15,6 +15,8 @@ from conftest import SHARED
 from phonkit.data.lexicon import Entry, Example, segment
 from phonkit.data.table import ParadigmTable, fold_split, read_table, written_form
 from phonkit.errors import InputError
+from phonkit.plugins import feature_table, installed_feature_table
+from phonkit.run.directory import Run
 from phonkit.tables.candidates import Rewrites, beside
 from phonkit.tables.judges import Judgement, Weights, chosen, judged
 from phonkit.tables.proportions import Proportions
@@ -352,6 +354,35 @@ def test_fill_keeps_its_run_for_the_other_commands(cli, gappy, tmp_path):
     for command in (("errors",), ("evaluate",)):
         result = cli(*command, "-m", str(out))
         assert result.code == 2 and "the run has no test cells" in result.err
+
+
+def test_a_run_ranks_with_the_feature_table_it_was_made_with(cli, gappy, tmp_path):
+    """The feature table whose proportions make candidates is recorded in config.json, so
+    that installing or removing one later cannot change a run's forms: a run made with one
+    that is not installed is one line and exit 2; one made before it was recorded reads the
+    table installed, as then."""
+    out = tmp_path / "run"
+    assert cli("fill", str(gappy), "--out", str(out), "--epochs", "2").code == 0
+    path = out / "config.json"
+    config = json.loads(path.read_text())
+    assert config["feature_table"] == installed_feature_table()
+    assert Run.open(out).features() == feature_table()
+    filled = cli("predict", "-m", str(out), stdin=b"2\t3\t\n")
+    assert filled.code == 0
+
+    path.write_text(json.dumps(config | {"feature_table": "no-such-table"}))
+    result = cli("predict", "-m", str(out), stdin=b"2\t3\t\n")
+    assert result.code == 2 and result.out == "" and result.err.count("\n") == 1
+    assert str(path) in result.err and "feature table 'no-such-table'" in result.err
+    assert "not installed" in result.err
+
+    path.write_text(json.dumps(config | {"feature_table": None}))
+    assert Run.open(out).features() is None
+    assert cli("predict", "-m", str(out), stdin=b"2\t3\t\n").code == 0
+
+    path.write_text(json.dumps({k: v for k, v in config.items() if k != "feature_table"}))
+    assert Run.open(out).features() == feature_table()
+    assert cli("predict", "-m", str(out), stdin=b"2\t3\t\n").out == filled.out
 
 
 def test_a_stopped_fill_goes_on_with_resume_on_its_own_table_only(cli, gappy, tmp_path):

@@ -27,6 +27,8 @@ from phonkit.data.tsv import write_atomic
 from phonkit.errors import InputError
 from phonkit.settings import Checked, CopyConfig, ModelConfig, SplitConfig, TrainConfig, declared
 
+UNRECORDED = ""  # a run's feature table, where config.json does not say (no table has no name)
+
 
 @dataclass(frozen=True)
 class DataSettings:
@@ -61,6 +63,9 @@ class RunConfig:
     device: str = "auto"
     metrics: list[str] | None = None  # scored at the end; None: every installed metric
     phonkit_version: str = ""
+    # The feature table whose proportions its candidates and underlying strings read (its
+    # name; None: none was installed); UNRECORDED for a run made before it was recorded.
+    feature_table: str | None = UNRECORDED
 
     @property
     def lang(self) -> str | None:
@@ -90,6 +95,7 @@ class RunConfig:
             **self.split.to_json(),  # protocol, k, draw, fold, max_entries
             "metrics": None if self.metrics is None else list(self.metrics),
             "max_length": self.max_length,
+            **({"feature_table": self.feature_table} if self.feature_table != UNRECORDED else {}),
         }
 
     @classmethod
@@ -141,6 +147,7 @@ class RunConfig:
             device=config.get("device") or "auto",
             metrics=config.get("metrics"),
             phonkit_version=config.get("phonkit_version") or "",
+            feature_table=config.get("feature_table", UNRECORDED),
         )
 
 
@@ -249,7 +256,10 @@ REQUIRED = {  # what every command reads from config.json, and its JSON type
     "max_length": int,
 }
 OPTIONAL: dict[str, type] = {  # what a configuration may leave out (or set to null)
-    **dict.fromkeys(("lang", "corpus", "morphemes", "device", "protocol", "phonkit_version"), str),
+    **dict.fromkeys(
+        ("lang", "corpus", "morphemes", "device", "protocol", "phonkit_version", "feature_table"),
+        str,
+    ),
     "split": dict,
     "copy": dict,
     "corpus_request": dict,

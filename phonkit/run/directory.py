@@ -26,13 +26,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from phonkit.data.features import Features
 from phonkit.data.lexicon import Decomposition, Entry, Example, Vocabularies
 from phonkit.data.transcription import Transcriber
 from phonkit.data.tsv import format_rows, read_rows, write_atomic
 from phonkit.errors import InputError, Interrupted, at
-from phonkit.plugins import lookup
+from phonkit.plugins import feature_table, lookup, registry
 from phonkit.run.config import (
     CONFIG,
+    UNRECORDED,
     RunConfig,
     read_config,
     read_json,
@@ -195,6 +197,25 @@ class Run:
 
     def transcriber(self) -> Transcriber:
         return lookup("transcribers", self.config.transcriber)
+
+    def features(self) -> Features | None:
+        """The features of a segment by the feature table the run was made with
+        (``config.json``'s ``feature_table``; for a run made before it was recorded, the
+        first one installed, as then); None for a run made without one. A table that is not
+        installed is one clear error: without it the run would rank other candidates."""
+        name = self.config.feature_table
+        if name == UNRECORDED:
+            return feature_table()
+        if name is None:
+            return None
+        if name not in registry("feature_tables"):
+            raise InputError(
+                f"the run was made with the feature table {name!r}, which is not installed "
+                "(phonkit plugins lists what is): install the plugin that registers it, e.g. "
+                "pip install phonkit-panphon for panphon",
+                str(self.path / CONFIG),
+            )
+        return feature_table(name)
 
     def decomposition(self) -> Decomposition:
         """How the run splits words into morphemes (runs made before the setting existed

@@ -30,7 +30,7 @@ from phonkit.data.features import Features
 from phonkit.data.lexicon import Example, Vocabularies, as_written
 from phonkit.model.copying import CopyModel
 from phonkit.model.phonology import Model
-from phonkit.plugins import feature_table, lookup
+from phonkit.plugins import lookup
 from phonkit.run.directory import Run
 from phonkit.run.factory import load_copy_models
 from phonkit.tables.citations import Citations, Spell
@@ -120,7 +120,7 @@ class Rewrites:
             run.examples("train"),
             copies,
             spell=spelled,
-            features=feature_table(),
+            features=run.features(),
             weights=Weights(**stored) if stored else None,
             width=int(width) if width else None,
             from_lemmas=getattr(lookup("models", run.config.variant), "reads", False),
@@ -416,7 +416,7 @@ def keep_width(run: Run) -> None:
     if run.config.model.candidates not in ("analogy", "analogy+copy"):
         return
     if "width" not in (run.judges(WIDEST_CONTEXT) or {}):
-        run.write_judges({"width": Rewrites(run.examples("train"), features=feature_table()).width})
+        run.write_judges({"width": Rewrites(run.examples("train"), features=run.features()).width})
 
 
 def beside(rule: Edit, form: Symbols, width: int = 1) -> Context:

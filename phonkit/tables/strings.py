@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from phonkit.data.features import Features
 from phonkit.data.lexicon import Example
 from phonkit.data.tsv import format_rows
-from phonkit.plugins import feature_table
 from phonkit.run.directory import Run
 from phonkit.tables.segments import Alphabet
 from phonkit.tables.spellout import cost, spell
@@ -175,7 +174,7 @@ def keep_strings(run: Run) -> None:
     candidates then read back; another run's are inferred when asked for, so that training
     never waits for them."""
     if run.strings() is None:
-        save_strings(run, UnderlyingStrings(run.examples("train"), features=feature_table()))
+        save_strings(run, UnderlyingStrings(run.examples("train"), features=run.features()))
 
 
 def stem_strings(run: Run) -> dict[str, str]:
@@ -194,7 +193,7 @@ def strings_of(run: Run) -> UnderlyingStrings:
     rows = run.strings()
     examples = run.examples("train")
     if rows is None:
-        return UnderlyingStrings(examples, features=feature_table())
+        return UnderlyingStrings(examples, features=run.features())
     split = run.transcriber().split
     stored = {row[0]: (split(row[2]), float(row[3])) for row in rows[1:] if row[1] == "stem"}
-    return UnderlyingStrings(examples, stored, feature_table())
+    return UnderlyingStrings(examples, stored, run.features())

@@ -20,7 +20,7 @@ from phonkit.model.amortized import reads
 from phonkit.model.device import choose_device, cpu_threads, resolve_precision
 from phonkit.model.fitting import held_out_lemmas
 from phonkit.model.training import Checkpoint, Trainer, seed_everything
-from phonkit.plugins import lookup
+from phonkit.plugins import installed_feature_table, lookup
 from phonkit.progress import TrainingProgress, say
 from phonkit.run.config import DataSettings, RunConfig, recorded_path
 from phonkit.run.directory import JUDGES, Run, writing
@@ -184,6 +184,7 @@ def start_run(job: TrainRequest, out: Path, force: bool, lexicon: Lexicon | None
         counts=split.counts(),
         metrics=job.metrics,
         max_length=2 * max(len(example.surface) for example in split.train) + 2,
+        feature_table=installed_feature_table(),
     )
     splits = {"train": split.train, "dev": split.dev, "test": split.test}
     return Run.create(
