@@ -68,8 +68,9 @@ print(\"torch\", torch.__version__, d, torch.cuda.get_device_name() if d.type ==
 cat "$out/device.log"
 
 # One line per test as it ends (-v), so that a step stopped at its limit still names its
-# failures; one torch thread per worker, as the workers share the cores.
-parallel=$(python3 -c 'import xdist' 2>/dev/null && echo "-n 16")
+# failures; one torch thread per worker, as the workers share the cores. Without pytest-xdist,
+# in one process: pyproject.toml's addopts (-n 2) would need it.
+parallel=$(python3 -c 'import xdist' 2>/dev/null && echo "-n 16" || echo "-o addopts=")
 OMP_NUM_THREADS=1 step tests 240 python3 -m pytest -v -rfE --tb=line $parallel \
     -p no:cacheprovider tests plugins/phonkit-panphon/tests plugins/phonkit-wsum/tests
 
