@@ -1,4 +1,5 @@
-"""The ``ray`` launcher on a real Ray cluster, started here once for the module (2 CPUs): the
+"""The ``ray`` launcher on a real Ray cluster, started here once for the module (2 CPUs; in
+each of the suite's test processes that runs some of these tests, a cluster of its own): the
 same tables as the local launcher, a worker that dies and a run that fails, a driver that is
 killed; a task's stream of files; and the one-line errors of bad settings.
 
