@@ -147,6 +147,53 @@ def test_the_experiment_trains_completes_and_scores_each_language_and_size(cli, 
     assert (record / "results.tsv").read_text() == (out / "results.tsv").read_text()
 
 
+def test_the_judges_weights_are_chosen_on_the_dev_files_and_kept_by_the_run(cli, tmp_path):
+    folder = task2_folder(tmp_path)
+    out = tmp_path / "exp"
+    ranks = [*TINY[:-1], "analogy"]  # candidates ranked by judges, whose weights are chosen
+    args = ("experiment", "sigmorphon2017", "--data-dir", str(tmp_path / "data"), "--out",
+            str(out), "--sizes", "low", *ranks)  # fmt: skip
+    assert (result := cli(*args)).code == 0, result.err
+    run = out / "runs" / "toy-low"
+    assert "the judges' weights chosen on" in (out / "logs" / "toy-low.log").read_text()
+    stored = json.loads((run / "judges.json").read_text())
+    assert {"reliability", "temperature", "width"} <= set(stored)
+    # phonkit tune chooses them as the experiment did, on the same files, and says on how many
+    dev = [folder / f"toy-{kind}-dev.xz" for kind in ("covered", "uncovered")]
+    fields = ("--columns", "lemma,form,features")
+    (run / "judges.json").write_text(json.dumps({"width": stored["width"]}))
+    tuned = cli("tune", "-m", str(run), str(dev[0]), "--gold", str(dev[1]), *fields)
+    assert tuned.code == 0, tuned.err
+    rows = dict(line.split("\t") for line in tuned.out.splitlines())
+    assert rows.pop("name") == "value"
+    covered = lzma.decompress(dev[0].read_bytes()).decode().splitlines()
+    assert int(rows["gaps"]) == sum(1 for line in covered if "\t\t" in line)
+    assert int(rows["right_before"]) <= int(rows["right"]) <= int(rows["contested"])
+    assert json.loads((run / "judges.json").read_text()) == stored
+    assert (float(rows["reliability"]), float(rows["temperature"])) == (
+        stored["reliability"], stored["temperature"],
+    )  # fmt: skip
+    from phonkit.run.directory import Run
+    from phonkit.tables.candidates import Rewrites
+
+    rewrites = Rewrites.of(Run.open(run))
+    assert rewrites is not None
+    assert (rewrites.weights.reliability, rewrites.weights.temperature) == (
+        stored["reliability"], stored["temperature"],
+    )  # fmt: skip
+    # bad input: one line, exit 2, nothing on stdout, the run's weights as they were
+    gappy = cli("tune", "-m", str(run), str(dev[0]), "--gold", str(dev[0]), *fields)
+    assert gappy.code == 2 and "toy-covered-dev.xz:1: no gold form" in gappy.err
+    plain = out.parent / "plain"
+    cli("train", "--corpus", "tsv", "--path", str(folder / "toy-train-low.xz"), "--columns",
+        "lemma,form,features", "--split", "all", "--out", str(plain), *TINY)  # fmt: skip
+    refused = cli("tune", "-m", str(plain), str(dev[0]), "--gold", str(dev[1]), *fields)
+    assert refused.code == 2 and "ranks no candidates" in refused.err
+    for result in (gappy, refused):
+        assert result.err.count("\n") == 1 and result.out == ""
+    assert json.loads((run / "judges.json").read_text()) == stored
+
+
 def test_an_experiment_apart_from_its_data_reports_with_the_data_it_is_given(
     cli, tmp_path, monkeypatch
 ):

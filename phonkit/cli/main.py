@@ -309,6 +309,48 @@ def evaluate(
     )
 
 
+@app.command()
+def tune(
+    model: RunDir,
+    covered: Annotated[
+        Path,
+        typer.Argument(
+            help="Rows as predict reads them: new lemmas, some of their cells given, the "
+            "others empty (the gaps judged)."
+        ),
+    ],
+    gold: Annotated[Path, typer.Option(help="The gold form of every cell of COVERED.")],
+    columns: PredictColumns = "lemma,features,form",
+    device: Device = "cpu",
+    precision: Precision = "auto",
+) -> None:
+    """Choose a run's judges' weights on the gaps of COVERED, scored against --gold, and
+    store them in the run (judges.json): predict ranks with them from then on;
+    name<TAB>value on stdout.
+
+    As a run with dev cells chooses them on those at the end of training; for a run trained
+    on everything (split all), e.g. on the CoNLL-SIGMORPHON 2017 task-2 dev files."""
+    from phonkit.data.cells import Layout
+    from phonkit.data.tsv import format_rows
+    from phonkit.model.device import choose_device
+    from phonkit.progress import say
+    from phonkit.run.directory import Run
+    from phonkit.tasks.predict import PredictOptions, Predictor
+    from phonkit.tasks.tuning import tune as tune_run
+
+    run = Run.open(model)
+    predictor = Predictor(run, choose_device(device), PredictOptions(precision=precision))
+    choice = tune_run(predictor, covered, gold, Layout.parse(columns))
+    weights, before = choice.weights, choice.before
+    say(
+        f"{run.path}: the judges' weights chosen on {choice.gaps:,} gaps of {covered} "
+        f"({choice.contested:,} contested): reliability {weights.reliability:g}, temperature "
+        f"{weights.temperature:g} (before: {before.reliability:g}, {before.temperature:g}; "
+        f"right first {choice.right_before:,} -> {choice.right:,})"
+    )
+    sys.stdout.write(format_rows([("name", "value"), *choice.rows()]))
+
+
 def _score_guesses(file: Path | None, gold: Path, covered: Path | None, columns: str) -> None:
     from phonkit.data.cells import Layout
     from phonkit.data.tsv import format_rows, stdin_bytes

@@ -6,8 +6,11 @@ paradigms), one run trains on the whole train file (``split.protocol=all``), as 
 train --corpus tsv --path LANG-train-SIZE --split all`` would, and then completes the covered
 dev and test files as ``phonkit predict --columns lemma,form,features`` would: every given
 cell back as it came, every empty one filled (:class:`Completion`, in the process that
-trained the run). The report scores each completion against its uncovered file as the task's
-scorer does (:mod:`phonkit.tasks.completion`): test in ``results.tsv``, dev in ``dev.tsv``.
+trained the run), after the run's judges' weights are chosen on the dev files as ``phonkit
+tune`` chooses them (:mod:`phonkit.tasks.tuning`), where it ranks candidates. The report
+scores each completion against its uncovered file as the task's scorer does
+(:mod:`phonkit.tasks.completion`): test in ``results.tsv``, dev in ``dev.tsv`` (where the
+weights were chosen on dev, its figures are those of the dev the choice was made on).
 Settings are chosen on dev; test is read once.
 
 The files are the task's own, ``LANG-train-SIZE``, ``LANG-covered-{dev,test}`` and
@@ -40,10 +43,12 @@ from phonkit.jobs import Launch, Outcome, Planned, TrainRequest
 from phonkit.model.device import choose_device
 from phonkit.progress import say
 from phonkit.run.directory import Run
+from phonkit.tables.sizes import WIDEST_CONTEXT
 from phonkit.tasks.completion import CompletionScores, read_forms, score_completion
 from phonkit.tasks.predict import PredictOptions, Predictor
 from phonkit.tasks.streaming import predict_stream
 from phonkit.tasks.train import check_job
+from phonkit.tasks.tuning import tune
 
 SIZES = ("low", "medium", "high")
 SPLITS = ("dev", "test")
@@ -114,9 +119,12 @@ def system_name(base: TrainRequest) -> str:
 class Completion:
     """The covered files of a language, completed by a trained run as ``phonkit predict
     --columns lemma,form,features`` completes them (the defaults of predict), each stored in
-    the run directory (:meth:`phonkit.run.directory.Run.write_completion`)."""
+    the run directory (:meth:`phonkit.run.directory.Run.write_completion`); first, where the
+    run ranks candidates, its judges' weights chosen on the dev files (``tuned_on``: the
+    covered file and its gold) as ``phonkit tune`` chooses them."""
 
     covered: tuple[tuple[str, str], ...]  # (split, covered file)
+    tuned_on: tuple[str, str] | None = None  # (covered dev file, uncovered dev file)
 
     def done(self, run: Path) -> bool:
         found = Run(run)
@@ -125,6 +133,15 @@ class Completion:
     def __call__(self, run: Path) -> None:
         trained = Run.open(run)
         predictor = Predictor(trained, choose_device("cpu"), PredictOptions())
+        chose = {"reliability", "temperature"} <= set(trained.judges(WIDEST_CONTEXT) or {})
+        if self.tuned_on is not None and predictor.rewrites is not None and not chose:
+            covered, gold = (Path(path) for path in self.tuned_on)
+            choice = tune(predictor, covered, gold, FIELDS)
+            weights = choice.weights
+            say(
+                f"{run}: the judges' weights chosen on {covered}: reliability "
+                f"{weights.reliability:g}, temperature {weights.temperature:g}"
+            )
         for split, path in self.covered:
             if trained.completion(split) is not None:
                 continue
@@ -163,7 +180,9 @@ def plan(
                 device=base.device,
                 metrics=base.metrics,
             )
-            after = Completion(tuple((s, str(p.resolve())) for s, p in covered.items() if p))
+            files = tuple((s, str(p.resolve())) for s, p in covered.items() if p)
+            gold = task_file(folder, language, "uncovered-dev")
+            after = Completion(files, (dict(files)["dev"], str(gold.resolve())) if gold else None)
             labels = {"language": language, "setting": size}
             runs.append(Planned(f"{language}-{size}", job, labels, after))
     return runs

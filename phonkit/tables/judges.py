@@ -9,7 +9,9 @@ tables and on tables never tuned on). Where the model judges alone (the default 
 reliability decides and the model's posterior, tempered, breaks its ties
 (docs/results/task2.md, "The judges' weights"). A run with dev cells chooses the weight of
 the reliability and the judges' temperature on them (:class:`Weights`, :func:`chosen`;
-docs/results/tables.md, "Weights chosen on dev"); a run without keeps its defaults.
+docs/results/tables.md, "Weights chosen on dev"); a run without keeps its defaults, or
+has them chosen on new lemmas' completed paradigms (:mod:`phonkit.tasks.tuning`, ``phonkit
+tune``).
 """
 
 from __future__ import annotations
@@ -131,6 +133,24 @@ def judged(
     return Judgement(forms, [nlls for nlls in judges if nlls], list(reliability))
 
 
+Contest = list[tuple[Judgement, Symbols]]  # judgements with their gold forms
+
+
+def contested(judgements: Sequence[Judgement], golds: Sequence[Symbols]) -> Contest:
+    """The judgements (with their gold forms) that weights can tell apart: two candidates
+    or more (judged), the gold among them."""
+    return [
+        (judgement, gold)
+        for judgement, gold in zip(judgements, golds, strict=True)
+        if judgement.nlls and gold in judgement.forms
+    ]
+
+
+def right(contest: Contest, weights: Weights) -> int:
+    """How many of ``contest`` rank their gold form first under ``weights``."""
+    return sum(judgement.ranked(weights)[0] == gold for judgement, gold in contest)
+
+
 def chosen(
     judgements: Sequence[Judgement], golds: Sequence[Symbols], default: Weights = Weights()
 ) -> Weights:
@@ -138,15 +158,11 @@ def chosen(
     :data:`~phonkit.tables.sizes.JUDGES_TEMPERATURES`) under which the most judgements rank
     their gold form first; of those that tie, the nearest to equal weights (so equal weights
     stay unless others do strictly better); ``default`` where no judgement is contested."""
-    contested = [
-        (judgement, gold)
-        for judgement, gold in zip(judgements, golds, strict=True)
-        if judgement.nlls and gold in judgement.forms
-    ]
-    if not contested:
+    contest = contested(judgements, golds)
+    if not contest:
         return default
     grid = sorted(
         {default, *(Weights(r, t) for r in RELIABILITIES for t in JUDGES_TEMPERATURES)},
         key=lambda weights: (weights.distance(), weights.reliability, weights.temperature),
     )
-    return max(grid, key=lambda w: sum(j.ranked(w)[0] == gold for j, gold in contested))
+    return max(grid, key=lambda weights: right(contest, weights))

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -35,6 +36,8 @@ from phonkit.run.directory import Run
 from phonkit.run.factory import load_model
 from phonkit.settings import FitConfig
 from phonkit.tables.candidates import Rewrites, known_forms
+from phonkit.tables.judges import Judgement
+from phonkit.tables.rewrites import Paradigm
 
 
 def check_known(cells: Iterable[Cell], run: Run, name: str, skip_lemmas: bool = False) -> None:
@@ -261,6 +264,22 @@ class Tally:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """What a model read of a chunk of cells (:meth:`Predictor._reading`): the entry it sees
+    for each cell, the known cells' symbols (by index), the evidence, the cells skipped and
+    those to predict (``todo``), the vocabularies with the new lemmas, and each cell to
+    predict as a word with its lemma's known forms (what the candidates are made from)."""
+
+    entries: list[Entry]
+    surfaces: dict[int, tuple[str, ...]]
+    evidence: Evidence
+    skipped: set[int]
+    todo: list[int]
+    vocabularies: Vocabularies
+    words: list[tuple[Example, Paradigm | None]]
+
+
+@dataclass(frozen=True)
 class Filled:
     """One output of :meth:`Predictor.predict`: the index of its cell, the symbols of its
     form (None for a gap left empty), its rank among a cell's hypotheses (from 1; ``given``
@@ -299,12 +318,12 @@ class Predictor:
     def knows(self, lemma: str) -> bool:
         return LEMMA + lemma in self.vocabularies.morphemes
 
-    def predict(self, cells: Sequence[Cell], name: str) -> list[Filled]:
-        """The outputs of ``cells``, in order: each gap (or, with ``every``, each cell)
-        predicted, with ``nbest`` > 1 one output per hypothesis, best first; the other cells
-        as they are; with ``score`` (or ``nbest`` > 1), the log-probability and surprisal of
-        each output form the model can score."""
-        options, tally = self.options, self.tally
+    @contextmanager
+    def _reading(self, cells: Sequence[Cell], name: str) -> Iterator[Reading]:
+        """What the model reads of ``cells``: the new lemmas' underlying forms from their
+        known cells, for the cells to predict (the gaps, or with ``every`` all); the model
+        forgets those lemmas again on leaving (the next chunk's lemmas are others)."""
+        options = self.options
         entries = by_run(cells, self.vocabularies.morphemes)
         known = [number for number, cell in enumerate(cells) if not cell.gap]
         transcribed = (  # a transcriber may read its cache from disk: not for nothing
@@ -332,14 +351,35 @@ class Predictor:
                     [example for example in evidence.examples if example.entry.lemma in needed],
                     [LEMMA + lemma for lemma in needed if not self.knows(lemma)],
                 )
-            hypotheses = self._hypotheses(vocabularies, todo, entries)
+            given = known_forms([Example(cells[n].entry, surfaces[n], ()) for n in known])
+            words = [
+                (
+                    Example(entries[number], (), self.decomposition.morphemes(entries[number])),
+                    given.get(cells[number].entry.lemma),
+                )
+                for number in todo
+            ]
+            yield Reading(entries, surfaces, evidence, skipped, todo, vocabularies, words)
+        finally:
+            self.model.restore(self.trained_lemmas)
+
+    def predict(self, cells: Sequence[Cell], name: str) -> list[Filled]:
+        """The outputs of ``cells``, in order: each gap (or, with ``every``, each cell)
+        predicted, with ``nbest`` > 1 one output per hypothesis, best first; the other cells
+        as they are; with ``score`` (or ``nbest`` > 1), the log-probability and surprisal of
+        each output form the model can score."""
+        options, tally = self.options, self.tally
+        with self._reading(cells, name) as read:
+            hypotheses = self._hypotheses(read.vocabularies, read.todo, read.entries)
             if self.rewrites is not None:
-                given = known_forms([Example(cells[n].entry, surfaces[n], ()) for n in known])
-                for number, chosen in self._ranked_rewrites(
-                    vocabularies, todo, entries, cells, given
-                ).items():  # the model's own hypotheses after the candidates, up to nbest
-                    own = [h for h in hypotheses[number] if h not in chosen]
-                    hypotheses[number] = (chosen + own)[: self.options.nbest]
+                found = self.rewrites.ranked(
+                    self.model, read.vocabularies, read.words, options.precision
+                )
+                for number, ranked in zip(read.todo, found, strict=True):
+                    if ranked:  # the model's own hypotheses after the candidates, up to nbest
+                        chosen = ranked[: options.nbest]
+                        own = [h for h in hypotheses[number] if h not in chosen]
+                        hypotheses[number] = (chosen + own)[: options.nbest]
             outputs: list[tuple[int, tuple[str, ...] | None, int | str]] = []
             for number, cell in enumerate(cells):
                 if number in hypotheses:
@@ -348,11 +388,13 @@ class Predictor:
                         for rank, symbols in enumerate(hypotheses[number], 1)
                     )
                 else:
-                    outputs.append((number, surfaces.get(number), "given" if not cell.gap else ""))
+                    given = read.surfaces.get(number)
+                    outputs.append((number, given, "given" if not cell.gap else ""))
             scored = options.score or options.nbest > 1
-            scores = self._nll(vocabularies, entries, outputs) if scored else [None] * len(outputs)
-        finally:
-            self.model.restore(self.trained_lemmas)  # the next chunk's lemmas are others
+            scores = [None] * len(outputs)
+            if scored:
+                scores = self._nll(read.vocabularies, read.entries, outputs)
+        evidence, skipped = read.evidence, read.skipped
         tally.rows_out += len(outputs)
         tally.last_line = cells[-1].line if cells else tally.last_line
         tally.unseen_symbols += evidence.unseen_symbols
@@ -373,6 +415,18 @@ class Predictor:
             Filled(number, symbols, rank, nll)
             for (number, symbols, rank), nll in zip(outputs, scores, strict=True)
         ]
+
+    def judgements(self, cells: Sequence[Cell], name: str) -> list[tuple[int, Judgement]]:
+        """The judgement of each gap of ``cells`` (its index, its candidates with every
+        judge's -log p), as :meth:`predict` ranks them; none for a run that ranks no
+        candidates."""
+        if self.rewrites is None:
+            return []
+        with self._reading(cells, name) as read:
+            found = self.rewrites.judged(
+                self.model, read.vocabularies, read.words, self.options.precision
+            )
+            return list(zip(read.todo, found, strict=True))
 
     def fill(self, cells: Sequence[Cell], name: str) -> list[list[object]]:
         """The output rows of ``cells`` (see :meth:`predict`): input columns as written with
@@ -476,24 +530,6 @@ class Predictor:
         return {
             number: [tuple(vocabularies.symbols.decode(ids)) for ids in ids_list]
             for number, ids_list in zip(todo, found, strict=True)
-        }
-
-    def _ranked_rewrites(self, vocabularies, todo, entries, cells, given):
-        """The analogy candidates of the cells ``todo`` that have some, ranked by the model
-        (``model.candidates = analogy``), the best ``nbest`` of each, by index."""
-        assert self.rewrites is not None
-        words = [
-            (
-                Example(entries[number], (), self.decomposition.morphemes(entries[number])),
-                given.get(cells[number].entry.lemma),
-            )
-            for number in todo
-        ]
-        found = self.rewrites.ranked(self.model, vocabularies, words, self.options.precision)
-        return {
-            number: hypotheses[: self.options.nbest]
-            for number, hypotheses in zip(todo, found, strict=True)
-            if hypotheses
         }
 
     def _nll(self, vocabularies: Vocabularies, entries: list[Entry], outputs):
