@@ -116,7 +116,8 @@ class Model:
         search, ``nbest`` hypotheses per cell, every row with ``every``, the surprisal of each
         form with ``scores``. A lemma new to the model gets its underlying form fitted to its
         known cells, which must come in the rows next to its gaps (``fit``: the steps and
-        learning rate of that fit)."""
+        learning rate of that fit); the candidates' rewrites count the known forms of all
+        the rows' new lemmas, as ``predict`` counts those of its whole input."""
         if min(beam, nbest) < 1:
             raise InputError(f"beam={beam}, nbest={nbest}: both must be at least 1")
         options = PredictOptions(
@@ -124,6 +125,7 @@ class Model:
         )
         cells = cells_of(rows)
         predictor = Predictor(self.run, self.device, options, self.network)
+        predictor.read_input(cells)  # the rows' new lemmas' known forms, as predict reads them
         with cpu_threads(self.device):  # as phonkit predict decodes
             filled = predictor.predict(cells, "rows")
         predictor.report()

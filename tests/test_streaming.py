@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import phonkit_process
+from conftest import TINY, phonkit_process
 from phonkit.data.cells import Cell, iter_cells
 from phonkit.data.lexicon import Entry
 from phonkit.errors import InputError
@@ -83,7 +83,7 @@ def test_a_run_at_the_end_of_the_input_is_decoded():
 
 def test_each_run_of_a_new_lemma_is_fitted_on_its_own():
     cells = list(iter_cells(io.BytesIO(b"x\tN\tf\nx\tPL\nev\tN\nx\tN;PL\tg\n"), "t"))
-    entries = by_run(cells, {"lemma:ev"})
+    entries = [entry for _, entry in by_run(cells, {"lemma:ev"})]
     assert [e.lemma for e in entries] == ["x\t1", "x\t1", "ev", "x\t4"]
 
 
@@ -174,3 +174,36 @@ def test_an_error_while_the_producer_is_still_writing_is_one_line(trained_run):
         process.kill()
     assert err.startswith("phonkit: error: <stdin>:1: feature 'QQQ' is not in the model")
     assert err.count("\n") == 1
+
+
+def test_the_input_s_new_lemmas_known_forms_make_rewrites_for_its_other_gaps(
+    cli, tmp_path, monkeypatch
+):
+    """A run that ranks candidates reads the whole input first: a cell no training
+    paradigm has (``DAT``) is filled by the rewrite the input's other new lemmas show
+    (``+ze``), from a file as from standard input, however the input is cut into chunks;
+    with ``--stream`` the rewrites are the training paradigms' alone."""
+    stems = ["bal", "kor", "tim", "sul", "pen", "dar", "mok", "fis", "lut", "ger", "hon", "vel"]
+    train = tmp_path / "train.tsv"
+    train.write_text("".join(f"{s}\t{s}\tN;SG\n{s}\t{s}lo\tN;PL\n" for s in stems))
+    run = tmp_path / "run"
+    trained = cli("train", "--corpus", "tsv", "--path", str(train), "--columns",
+                  "lemma,form,features", "--split", "all", "--out", str(run),
+                  *TINY[:-1], "analogy")  # fmt: skip
+    assert trained.code == 0, trained.err
+    shown = "".join(f"{s}\t{s}\tN;SG\n{s}\t{s}ze\tN;DAT\n" for s in ("akal", "ubor", "esin"))
+    asked = "".join(f"{s}\t{s}\tN;SG\n{s}\t\tN;DAT\n" for s in ("omar", "ilen"))
+    given = tmp_path / "given.tsv"
+    given.write_text(shown + asked)
+    fields = ("--columns", "lemma,form,features")
+    read = cli("predict", "-m", str(run), str(given), *fields)
+    assert read.code == 0, read.err
+    assert read.out.splitlines()[-3:] == ["omar\tomarze\tN;DAT", "ilen\tilen\tN;SG",
+                                          "ilen\tilenze\tN;DAT"]  # fmt: skip
+    piped = cli("predict", "-m", str(run), *fields, stdin=given.read_bytes())
+    assert piped.out == read.out
+    monkeypatch.setattr(streaming, "CHUNK_ROWS", 2)
+    assert cli("predict", "-m", str(run), str(given), *fields).out == read.out
+    alone = cli("predict", "-m", str(run), str(given), *fields, "--stream")
+    assert alone.code == 0, alone.err
+    assert "omar\tomarze\tN;DAT" not in alone.out.splitlines()

@@ -158,6 +158,16 @@ def predict(
             "no known form to fit.",
         ),
     ] = False,
+    stream: Annotated[
+        bool,
+        typer.Option(
+            "--stream",
+            help="Answer the rows chunk by chunk as they arrive, in bounded memory, the "
+            "candidates' rewrites counted over the training paradigms alone; by default a "
+            "run that ranks candidates reads the whole input first and counts its new "
+            "lemmas' known forms too.",
+        ),
+    ] = False,
     device: Device = "cpu",
     precision: Precision = "auto",
     settings: dict[str, Any] | None = None,
@@ -167,8 +177,11 @@ def predict(
 
     A lemma the model has never seen is read from its spelling and its known cells, which
     come in the rows next to its gaps (the default model); pi, pd and joint fit its
-    underlying form to those cells (the fit settings). Streams: output follows input chunk by
-    chunk."""
+    underlying form to those cells (the fit settings). The default model's candidates are
+    made by the rewrites of the training paradigms and of the input's other new lemmas: it
+    reads the whole input first (a file twice, standard input into a temporary file), then
+    output follows input chunk by chunk; pi, pd and joint, or --stream, answer as rows
+    arrive."""
     from phonkit.data.cells import Layout
     from phonkit.data.tsv import open_bytes, stdin_bytes
     from phonkit.errors import Interrupted
@@ -184,7 +197,7 @@ def predict(
     options = PredictOptions(
         all_rows, beam, nbest, score, strict, precision, FitConfig(**settings or {})
     )
-    stream = open_bytes(file) if file else stdin_bytes("predict TSV")
+    rows = open_bytes(file) if file else stdin_bytes("predict TSV")
     predictor = Predictor(run, choose_device(device), options)
 
     def write(text: str) -> None:
@@ -192,8 +205,8 @@ def predict(
         sys.stdout.flush()
 
     try:
-        with stream:
-            predict_stream(predictor, stream, name, write, layout)
+        with rows:
+            predict_stream(predictor, rows, name, write, layout, whole=not stream)
     except KeyboardInterrupt:
         tally = predictor.tally
         raise Interrupted(

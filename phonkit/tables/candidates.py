@@ -72,29 +72,47 @@ class Rewrites:
         width: int | None = None,
         from_lemmas: bool = False,
     ):
-        self.paradigms = dict(known_forms(examples))
-        self.proportions = (
-            Proportions(features, {symbol for example in examples for symbol in example.surface})
-            if features
-            else None
-        )
         self.citations = Citations(examples, spell)  # ``spell``: lemmas as forms are spelled
-        self.analogy = CellRewrites(self.paradigms)
         self.spell = spell
         self.spellings: dict[str, Symbols] = {}
-        # for a model that reads the lemma: the lemmas' rewrites into each cell
-        self.from_lemma = (
-            CellRewrites(self.with_lemmas(self.paradigms), sources={LEMMA_CELL})
-            if from_lemmas
-            else None
-        )
+        self.features = features
+        self.from_lemmas = from_lemmas  # the model reads lemmas: rewrites from them too
+        symbols = {symbol for example in examples for symbol in example.surface}
+        self.trained = dict(known_forms(examples)), symbols
+        self.count(*self.trained)
         self.copies = list(copies)
         self.strings = strings  # with them, the candidates are their spell-outs alone
         self.default_weights = Weights.default(bool(self.copies))
         self.weights = weights or self.default_weights  # how the judges are combined
-        self.tallies: dict[tuple[str, str, Edit], Tally] = {}
         if width is not None:  # chosen before (judges.json), else when first read
             self.width = width
+
+    def count(self, paradigms: dict[str, Paradigm], symbols: set[str]) -> None:
+        """Count the rewrites between every two cells over ``paradigms`` (and, for a model
+        that reads lemmas, from each lemma's spelling into every cell), their forms' symbols
+        the inventory of the proportions."""
+        self.paradigms = paradigms
+        self.proportions = Proportions(self.features, symbols) if self.features else None
+        self.analogy = CellRewrites(paradigms)
+        self.from_lemma = (
+            CellRewrites(self.with_lemmas(paradigms), sources={LEMMA_CELL})
+            if self.from_lemmas
+            else None
+        )
+        self.tallies: dict[tuple[str, str, Edit], Tally] = {}
+
+    def read(self, given: Sequence[Example]) -> None:
+        """Count the rewrites over the training paradigms and the ``given`` ones (an input's
+        new lemmas with their known forms, each lemma named apart as ``predict`` names it):
+        what an input shows of its cells is evidence for every gap in it, as the training
+        paradigms are. Each read replaces the last; the context width and the judges'
+        weights stay as they were chosen."""
+        if self.strings is not None:
+            return
+        self.width = self.width  # chosen on the training paradigms alone, if not yet
+        paradigms, symbols = self.trained
+        found = {symbol for example in given for symbol in example.surface}
+        self.count({**paradigms, **known_forms(given)}, symbols | found)
 
     @classmethod
     def of(cls, run: Run) -> Rewrites | None:
@@ -137,7 +155,7 @@ class Rewrites:
 
     def with_lemmas(self, paradigms: Mapping[str, Paradigm]) -> dict[str, Paradigm]:
         """``paradigms`` with each lemma's spelling as one more form, in :data:`LEMMA_CELL`."""
-        spelled = self.spelling(list(paradigms))
+        spelled = self.spelling([as_written(lemma) for lemma in paradigms])
         pairs = zip(paradigms.items(), spelled, strict=True)
         return {lemma: {LEMMA_CELL: spelling, **forms} if spelling else dict(forms)
                 for (lemma, forms), spelling in pairs}  # fmt: skip

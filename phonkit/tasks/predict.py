@@ -128,21 +128,20 @@ class PredictOptions:
     fit: FitConfig = field(default_factory=FitConfig)
 
 
-def by_run(cells: Sequence[Cell], morphemes) -> list[Entry]:
-    """The entry the model sees for each cell. A lemma the model lacks is named apart for
+def by_run(cells: Iterable[Cell], morphemes) -> Iterator[tuple[Cell, Entry]]:
+    """Each cell with the entry the model sees for it. A lemma the model lacks is named apart for
     each run of consecutive rows it has (``lemma<TAB>line of the run's first row``): its UF
     is fitted to the known cells of that run alone, so the result does not depend on where
     streamed input happens to be cut into chunks."""
-    entries, first = [], 0
-    for number, cell in enumerate(cells):
+    previous, first = None, 0
+    for cell in cells:
         lemma = cell.entry.lemma
-        if number == 0 or lemma != cells[number - 1].entry.lemma:
-            first = cell.line
+        if lemma != previous:
+            previous, first = lemma, cell.line
         if LEMMA + lemma in morphemes:
-            entries.append(cell.entry)
+            yield cell, cell.entry
         else:
-            entries.append(replace(cell.entry, lemma=f"{lemma}{RUN_MARK}{first}"))
-    return entries
+            yield cell, replace(cell.entry, lemma=f"{lemma}{RUN_MARK}{first}")
 
 
 @dataclass
@@ -318,13 +317,31 @@ class Predictor:
     def knows(self, lemma: str) -> bool:
         return LEMMA + lemma in self.vocabularies.morphemes
 
+    def read_input(self, cells: Iterable[Cell]) -> None:
+        """Read the known forms of the new lemmas of a whole input (``cells``, as read
+        before its gaps are predicted): a run that ranks candidates counts its rewrites over
+        them beside the training paradigms (:meth:`Rewrites.read`) until the next input is
+        read. The output then depends on the whole input, not on where it is cut into
+        chunks."""
+        if self.rewrites is None:
+            return
+        given = [
+            (entry, cell.entry.form)
+            for cell, entry in by_run(cells, self.vocabularies.morphemes)
+            if not cell.gap and not self.knows(cell.entry.lemma)
+        ]
+        forms = [form for _, form in given]
+        surfaces = self.transcriber.transcribe(self.lang, forms) if forms else []
+        pairs = zip(given, surfaces, strict=True)
+        self.rewrites.read([Example(entry, tuple(surface), ()) for (entry, _), surface in pairs])
+
     @contextmanager
     def _reading(self, cells: Sequence[Cell], name: str) -> Iterator[Reading]:
         """What the model reads of ``cells``: the new lemmas' underlying forms from their
         known cells, for the cells to predict (the gaps, or with ``every`` all); the model
         forgets those lemmas again on leaving (the next chunk's lemmas are others)."""
         options = self.options
-        entries = by_run(cells, self.vocabularies.morphemes)
+        entries = [entry for _, entry in by_run(cells, self.vocabularies.morphemes)]
         known = [number for number, cell in enumerate(cells) if not cell.gap]
         transcribed = (  # a transcriber may read its cache from disk: not for nothing
             self.transcriber.transcribe(self.lang, [cells[number].entry.form for number in known])

@@ -1,6 +1,11 @@
 """``phonkit predict`` as a pipeline stage: input read and answered chunk by chunk.
 
-Memory stays bounded whatever the size of the input, and the output of a chunk is written
+A run that ranks candidates first reads the whole input for its new lemmas' known forms
+(:meth:`~phonkit.tasks.predict.Predictor.read_input`: its rewrites are counted over them
+beside the training paradigms), a file twice, standard input once into a temporary file;
+then, as for every other run, or with ``stream`` (``predict --stream``: the rewrites counted
+over the training paradigms alone), the gaps are answered chunk by chunk. Streamed, memory
+stays bounded whatever the size of the input, and the output of a chunk is written
 as soon as it is decoded, in input order. A reader thread parses rows into a bounded queue;
 a chunk is the rows waiting there (at most ``CHUNK_ROWS``), so a slow producer's rows are
 answered after a short wait (``LINGER``) instead of once the input ends.
@@ -22,9 +27,12 @@ from __future__ import annotations
 import os
 import queue
 import select
+import shutil
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -158,16 +166,59 @@ def lines_of(stream: IO[bytes], stopped: threading.Event) -> Iterator[bytes]:
         yield pending
 
 
+@contextmanager
+def read_first(
+    predictor: Predictor, stream: IO[bytes], name: str, layout: Layout = DEFAULT_LAYOUT
+) -> Iterator[IO[bytes]]:
+    """``stream`` from its start again, once the predictor has read the known forms of its
+    new lemmas (:meth:`~phonkit.tasks.predict.Predictor.read_input`), for a run that ranks
+    candidates; a stream that cannot go back (standard input) is first copied to a temporary
+    file. For another run, ``stream`` as it is: it reads nothing first."""
+    if predictor.rewrites is None:
+        yield stream
+        return
+    with tempfile.TemporaryFile(prefix="phonkit-input-") as copy:
+        if stream.seekable():
+            start = stream.tell()
+            read = stream
+        else:
+            shutil.copyfileobj(stream, copy)
+            start, read = 0, copy
+        read.seek(start)
+        predictor.read_input(iter_cells(read, name, layout=layout))
+        read.seek(start)
+        yield read
+
+
 def predict_stream(
     predictor: Predictor,
     stream: IO[bytes],
     name: str,
     write: Callable[[str], None],
     layout: Layout = DEFAULT_LAYOUT,
+    whole: bool = True,
 ) -> None:
     """Fill the gaps of every row of ``stream`` (its columns as ``layout`` says), calling
     ``write`` with each chunk's output (TSV text, :meth:`Predictor.text`) as soon as it is
-    decoded, and last with the blank lines after the last row."""
+    decoded, and last with the blank lines after the last row; the whole input read first
+    (:func:`read_first`) unless ``whole`` is false: then the rewrites are counted over the
+    training paradigms alone."""
+    if not whole:
+        predictor.read_input(())
+        _answer(predictor, stream, name, write, layout)
+        return
+    with read_first(predictor, stream, name, layout) as again:
+        _answer(predictor, again, name, write, layout)
+
+
+def _answer(
+    predictor: Predictor,
+    stream: IO[bytes],
+    name: str,
+    write: Callable[[str], None],
+    layout: Layout,
+) -> None:
+    """Answer ``stream`` chunk by chunk (:func:`predict_stream`)."""
     stopped = threading.Event()
     tail: list[str] = []
     rows = ReadAhead(iter_cells(lines_of(stream, stopped), name, tail, layout))

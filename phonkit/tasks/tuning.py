@@ -23,7 +23,7 @@ from phonkit.tables.judges import Judgement, Weights, chosen, contested, right
 from phonkit.tables.rewrites import Symbols
 from phonkit.tasks.completion import read_forms
 from phonkit.tasks.predict import Predictor
-from phonkit.tasks.streaming import ReadAhead, chunks
+from phonkit.tasks.streaming import ReadAhead, chunks, read_first
 
 
 @dataclass(frozen=True)
@@ -55,12 +55,17 @@ def judged_gaps(
     predictor: Predictor, covered: Path, gold: Path, layout: Layout
 ) -> tuple[list[Judgement], list[Symbols]]:
     """The judgement of every gap of ``covered`` that ``gold`` has a form for, and those
-    forms (transcribed as the run's forms), read chunk by chunk as ``predict`` reads."""
+    forms (transcribed as the run's forms), read as ``predict`` reads: whole first, then chunk
+    by chunk."""
     forms = read_forms(gold, layout, gold=True)
     name = str(covered)
     judgements: list[Judgement] = []
     golds: list[str] = []
-    with open_bytes(covered) as stream, cpu_threads(predictor.device):
+    with (
+        open_bytes(covered) as opened,
+        read_first(predictor, opened, name, layout) as stream,
+        cpu_threads(predictor.device),
+    ):
         rows = ReadAhead(iter_cells(stream, name, layout=layout))
         try:
             for chunk in chunks(rows, lambda lemma: not predictor.knows(lemma), name):
