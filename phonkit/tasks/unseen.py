@@ -77,10 +77,15 @@ def score_unseen(
     precision: str = "auto",
 ) -> tuple[Reveal, dict[str, dict[str, float]]]:
     """Scores of the model (UFs fitted to ``known`` cells; where the run ranks analogy
-    candidates, made from those cells, as ``predict`` ranks them) and of the baseline on the
-    held-out cells of ``examples``' lemmas."""
+    candidates, made from those cells and ranked as ``predict`` ranks them, the rewrites
+    counted over every new lemma's shown cells beside the training paradigms, as ``predict``
+    counts its whole input's) and of the baseline on the held-out cells of ``examples``'
+    lemmas."""
     shown = reveal(examples, known, seed)
     model = load_model(run, device)
+    rewrites = Rewrites.of(run)
+    if rewrites is not None:  # the new lemmas' shown cells, as predict reads its input
+        rewrites.read(shown.evidence)
     with cpu_threads(device):
         with autocast(device, precision):
             vocabularies = fit_lemmas(model, run.vocabularies(), shown.evidence, fit)
@@ -90,7 +95,7 @@ def score_unseen(
             vocabularies,
             run.config.max_length,
             precision=precision,
-            rewrites=Rewrites.of(run),
+            rewrites=rewrites,
             given=known_forms(shown.evidence),
         )
     baseline, spelled = baseline_for(run)
