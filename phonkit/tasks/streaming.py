@@ -32,7 +32,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -177,17 +177,16 @@ def read_first(
     if predictor.rewrites is None:
         yield stream
         return
-    with tempfile.TemporaryFile(prefix="phonkit-input-") as copy:
-        if stream.seekable():
-            start = stream.tell()
-            read = stream
-        else:
+    with ExitStack() as stack:
+        if not stream.seekable():
+            copy = stack.enter_context(tempfile.TemporaryFile(prefix="phonkit-input-"))
             shutil.copyfileobj(stream, copy)
-            start, read = 0, copy
-        read.seek(start)
-        predictor.read_input(iter_cells(read, name, layout=layout))
-        read.seek(start)
-        yield read
+            copy.seek(0)
+            stream = copy
+        start = stream.tell()
+        predictor.read_input(iter_cells(stream, name, layout=layout))
+        stream.seek(start)
+        yield stream
 
 
 def predict_stream(
