@@ -200,8 +200,11 @@ def test_the_input_s_new_lemmas_known_forms_make_rewrites_for_its_other_gaps(
     assert read.code == 0, read.err
     assert read.out.splitlines()[-3:] == ["omar\tomarze\tN;DAT", "ilen\tilen\tN;SG",
                                           "ilen\tilenze\tN;DAT"]  # fmt: skip
-    piped = cli("predict", "-m", str(run), *fields, stdin=given.read_bytes())
-    assert piped.out == read.out
+    redirected = cli("predict", "-m", str(run), *fields, stdin=given.read_bytes())
+    assert redirected.out == read.out
+    process = phonkit_process("predict", "-m", str(run), *fields, stdin=subprocess.PIPE)
+    piped, _ = process.communicate(given.read_bytes(), timeout=120)  # copied, then read
+    assert process.returncode == 0 and piped.decode() == read.out
     monkeypatch.setattr(streaming, "CHUNK_ROWS", 2)
     assert cli("predict", "-m", str(run), str(given), *fields).out == read.out
     alone = cli("predict", "-m", str(run), str(given), *fields, "--stream")

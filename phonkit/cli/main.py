@@ -177,11 +177,11 @@ def predict(
 
     A lemma the model has never seen is read from its spelling and its known cells, which
     come in the rows next to its gaps (the default model); pi, pd and joint fit its
-    underlying form to those cells (the fit settings). The default model's candidates are
-    made by the rewrites of the training paradigms and of the input's other new lemmas: it
-    reads the whole input first (a file twice, standard input into a temporary file), then
-    output follows input chunk by chunk; pi, pd and joint, or --stream, answer as rows
-    arrive."""
+    underlying form to those cells (the fit settings). A run that ranks candidates (the
+    default model) makes them by the rewrites of the training paradigms and of the input's
+    other new lemmas: it reads the whole input first (a file twice, standard input into a
+    temporary file), then output follows input chunk by chunk; a run that decodes on its
+    own, or --stream, answers as rows arrive."""
     from phonkit.data.cells import Layout
     from phonkit.data.tsv import open_bytes, stdin_bytes
     from phonkit.errors import Interrupted
