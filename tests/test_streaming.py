@@ -205,6 +205,10 @@ def test_the_input_s_new_lemmas_known_forms_make_rewrites_for_its_other_gaps(
     process = phonkit_process("predict", "-m", str(run), *fields, stdin=subprocess.PIPE)
     piped, _ = process.communicate(given.read_bytes(), timeout=120)  # copied, then read
     assert process.returncode == 0 and piped.decode() == read.out
+    with given.open("rb") as handle:  # `< given.tsv`: standard input from a file
+        process = phonkit_process("predict", "-m", str(run), *fields, stdin=handle.fileno())
+        from_file, _ = process.communicate(timeout=120)
+    assert process.returncode == 0 and from_file.decode() == read.out
     monkeypatch.setattr(streaming, "CHUNK_ROWS", 2)
     assert cli("predict", "-m", str(run), str(given), *fields).out == read.out
     alone = cli("predict", "-m", str(run), str(given), *fields, "--stream")

@@ -172,13 +172,14 @@ def read_first(
 ) -> Iterator[IO[bytes]]:
     """``stream`` from its start again, once the predictor has read the known forms of its
     new lemmas (:meth:`~phonkit.tasks.predict.Predictor.read_input`), for a run that ranks
-    candidates; a stream that cannot go back (standard input) is first copied to a temporary
-    file. For another run, ``stream`` as it is: it reads nothing first."""
+    candidates; standard input (or any stream that cannot go back) is first copied to a
+    temporary file. For another run, ``stream`` as it is: it reads nothing first."""
     if predictor.rewrites is None:
         yield stream
         return
     with ExitStack() as stack:
-        if not stream.seekable():
+        # standard input is read by its descriptor (lines_of), past a buffer a seek may keep
+        if stream is getattr(sys.stdin, "buffer", None) or not stream.seekable():
             copy = stack.enter_context(tempfile.TemporaryFile(prefix="phonkit-input-"))
             shutil.copyfileobj(stream, copy)
             copy.seek(0)
