@@ -498,11 +498,13 @@ class Predictor:
                 "forms; all of them are kept as evidence"
             )
         if tally.unknown_cells:
-            rows = f"{tally.unknown_cells:,} row{'s' * (tally.unknown_cells != 1)}"
+            many = tally.unknown_cells != 1
+            rows = f"{tally.unknown_cells:,} row{'s' * many}"
             say(
-                f"warning: {rows} ask for a cell with a feature the model never saw; they are "
-                "spelled from the features of the cell it knows, from its lemma alone where it "
-                f"knows none (the first: {tally.unknown_example})"
+                f"warning: {rows} ask{'s' * (not many)} for a cell with a feature the model "
+                f"never saw; {'they are' if many else 'it is'} spelled from the features of "
+                "the cell it knows, from its lemma alone where it knows none (the first: "
+                f"{tally.unknown_example})"
             )
         if tally.unfilled:
             rows = f"{tally.unfilled:,} row{'s' * (tally.unfilled != 1)}"
