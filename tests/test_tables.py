@@ -529,6 +529,23 @@ def test_reliability_prefers_the_rewrite_the_other_stems_take():
     assert own[0] / own[1] == pytest.approx(2.5 / 2.5)
 
 
+def test_an_input_read_again_keeps_what_was_counted_over_it():
+    # an input's new lemmas count beside the training stems; the same input read again (tune
+    # chooses the weights on a file, then the file is completed) is not counted again
+    rewrites = Rewrites(examples_of([("ev", "evler"), ("at", "atlar")], ("sg", "pl"), False))
+    given = examples_of([("el", "eller"), ("dil", "diller")], ("sg", "pl"), numbered=False)
+    forms, known = [segment("ekler"), segment("eklar")], {"sg": segment("ek")}
+    rewrites.read(given)
+    counted, read = rewrites.analogy, rewrites.reliability("ek", "pl", forms, known)
+    assert read[0] == pytest.approx(3.5 / 5 / (3.5 / 5 + 1.5 / 5))  # -ler right on 3 of 4
+    rewrites.read(list(given))
+    assert rewrites.analogy is counted
+    assert rewrites.reliability("ek", "pl", forms, known) == read
+    rewrites.read([])  # another input: the training stems alone, counted anew
+    assert rewrites.analogy is not counted
+    assert rewrites.reliability("ek", "pl", forms, known)[0] == pytest.approx(0.5)
+
+
 def test_reliability_trusts_the_stems_with_the_same_symbol_beside_the_affix():
     # -z on most stems, -əz on those that end in a sibilant: for a new stem ending in s the
     # stems that end in s decide, (right' + share) / (applies' + 1), with the share of all

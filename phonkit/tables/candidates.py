@@ -91,7 +91,7 @@ class Rewrites:
         """Count the rewrites between every two cells over ``paradigms`` (and, for a model
         that reads lemmas, from each lemma's spelling into every cell), their forms' symbols
         the inventory of the proportions."""
-        self.paradigms = paradigms
+        self.paradigms, self.symbols = paradigms, symbols
         self.proportions = Proportions(self.features, symbols) if self.features else None
         self.analogy = CellRewrites(paradigms)
         self.from_lemma = (
@@ -112,7 +112,9 @@ class Rewrites:
         self.width = self.width  # chosen on the training paradigms alone, if not yet
         paradigms, symbols = self.trained
         found = {symbol for example in given for symbol in example.surface}
-        self.count({**paradigms, **known_forms(given)}, symbols | found)
+        read = {**paradigms, **known_forms(given)}, symbols | found
+        if read != (self.paradigms, self.symbols):  # the same input again (tune, then
+            self.count(*read)  # predict) keeps what was counted over it
 
     @classmethod
     def of(cls, run: Run) -> Rewrites | None:
