@@ -12,8 +12,9 @@ A source form and its cell, the target cell, the target form: each training para
 for every cell t, the pair lemma -> t and ``--sources`` pairs s -> t from other cells s drawn
 at random (seeded), the features ``S:f`` for each feature f of s (``S:LEMMA`` for the lemma)
 and ``T:f`` for each of t. yoyodyne validates on the covered dev file's gaps, each read from
-the lemma and from every given cell of its paradigm (its checkpoint and early stopping on
-``val_accuracy``, patience ``max(--patience epochs, --patience-steps batches)``). Its best
+its lemma (its checkpoint and early stopping on ``val_accuracy``, patience ``max(--patience
+epochs, --patience-steps batches)``; read from every given cell too, Albanian low's 2,338
+gaps made 46,140 pairs, and an epoch took five minutes, nearly all of it validation). Its best
 checkpoint then predicts every (source, gap) pair of the dev and test files; a gap takes the
 prediction of the source whose kind (the lemma, or the source's cell) was most often right
 for the gap's cell on dev (the lemma where dev tells nothing, then the first given cell).
@@ -115,8 +116,8 @@ def run_language(args, folder: Path, language: str, size: str) -> dict[str, Row]
     def source_form(split: str, lemma: str, source: str) -> str:
         return lemma if source == LEMMA else given[split][lemma][source]
 
-    dev = "".join(line(source_form("dev", lemma, source), answers[lemma, bundle], source, bundle)
-                  for lemma, bundle, source in asked["dev"])  # fmt: skip
+    dev = "".join(line(lemma, answers[lemma, bundle], LEMMA, bundle)
+                  for lemma, bundle, _ in gaps(files["dev"][0]))  # fmt: skip
     read = [(source_form(split, lemma, source), source, bundle)
             for split in ("dev", "test") for lemma, bundle, source in asked[split]]  # fmt: skip
     # the target column of the predict file is ignored: the source fills it
