@@ -41,6 +41,7 @@ from phonkit.data.tsv import format_rows, open_bytes, read_rows, write_atomic
 from phonkit.experiments.sigmorphon import (
     FIELDS,
     HEADER,
+    SIZES,
     Row,
     chosen_languages,
     merged,
@@ -161,10 +162,14 @@ def done_rows(record: Path, system: str) -> set[tuple[str, str]]:
 
 
 def record(out: Path, rows: dict[str, Row]) -> None:
+    """Add a language's rows to the record beside every row already there (``merged`` alone
+    puts a system's rows in place of all its rows: the languages finished before)."""
+    order = {size: number for number, size in enumerate(SIZES)}
     for split, name in (("test", "results.tsv"), ("dev", "dev.tsv")):
-        path = out / name
-        kept = merged(path, [rows[split]])
-        write_atomic(path, format_rows([HEADER, *(row.values() for row in kept)]))
+        path, row = out / name, rows[split]
+        kept = [old for old in merged(path, []) if old.values()[:3] != row.values()[:3]]
+        kept = sorted([*kept, row], key=lambda r: (r.language, order.get(r.setting, 9), r.system))
+        write_atomic(path, format_rows([HEADER, *(one.values() for one in kept)]))
 
 
 def main() -> None:
